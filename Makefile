@@ -1,0 +1,116 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+#   make            build rdmachan.ko, librdmachan, the demo and selftests
+#   make demo       build, then list RDMA devices and ports in the test VM
+#   make check      build, then run the whole test suite in the test VM
+#   make setup      install build/VM packages, unpack the guest kernel
+#   make install    install the module and the library (PREFIX, DESTDIR)
+#   make clean      remove everything the build made
+#
+# KDIR defaults to the running kernel's build directory when it exists,
+# else to the Debian 6.1 headers that `make setup` unpacks for the VM.
+
+CACHE ?= $(or $(RDMACHAN_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/rdmachan)
+-include $(CACHE)/env.mk
+
+RUNNING_KDIR := /lib/modules/$(shell uname -r)/build
+KDIR ?= $(if $(wildcard $(RUNNING_KDIR)/Makefile),$(RUNNING_KDIR),$(VM_KDIR))
+
+PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+VERSION := 0.1.0
+SOVERSION := 1
+
+B := build
+CC ?= gcc
+CFLAGS ?= -O2 -g
+USER_CFLAGS := $(CFLAGS) -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
+	-Iuapi -Ilib/include
+LIB_CFLAGS := $(USER_CFLAGS) -fPIC -fvisibility=hidden
+LIB_SRCS := $(wildcard lib/*.c)
+LIB_OBJS := $(LIB_SRCS:lib/%.c=$(B)/lib/obj/%.o)
+LIB_SO := $(B)/lib/librdmachan.so.$(SOVERSION)
+LIB_A := $(B)/lib/librdmachan.a
+LIB_LINK := -L$(B)/lib -Wl,-rpath,'$$ORIGIN/../lib' -lrdmachan
+
+SELFTEST_SRCS := $(wildcard selftests/*.c)
+SELFTESTS := $(SELFTEST_SRCS:selftests/%.c=$(B)/selftests/%)
+SELFTEST_CFLAGS := $(USER_CFLAGS) -I$(LINUX_SRC)/tools/testing/selftests \
+	-Wno-unused-parameter
+DEMO := $(B)/bin/rdmachan-devinfo
+
+.PHONY: all module lib selftests setup demo check check-guest clean install \
+	checkpatch FORCE
+
+all: module lib $(DEMO) selftests
+
+module:
+	@test -n "$(KDIR)" || { echo "no kernel build directory: run 'make setup' or set KDIR" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+
+lib: $(LIB_SO) $(LIB_A) $(B)/lib/pkgconfig/librdmachan.pc
+
+$(B)/lib/obj/%.o: lib/%.c lib/*.h uapi/rdmachan.h lib/include/rdmachan/rdmachan.h
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -c -o $@ $<
+
+$(LIB_SO): $(LIB_OBJS) lib/librdmachan.map
+	$(CC) -shared -Wl,-soname,librdmachan.so.$(SOVERSION) \
+		-Wl,--version-script=lib/librdmachan.map -Wl,--no-undefined \
+		-o $@ $(LIB_OBJS) -lpthread
+	ln -sf librdmachan.so.$(SOVERSION) $(B)/lib/librdmachan.so
+
+$(LIB_A): $(LIB_OBJS)
+	rm -f $@
+	ar rcs $@ $^
+
+$(B)/lib/pkgconfig/librdmachan.pc: lib/librdmachan.pc.in Makefile
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< >$@
+
+$(DEMO): demo/devinfo.c $(LIB_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -o $@ $< $(LIB_LINK)
+
+selftests: $(SELFTESTS)
+
+$(B)/selftests/%: selftests/%.c selftests/*.h $(LIB_SO) uapi/rdmachan.h
+	@test -r "$(LINUX_SRC)/tools/testing/selftests/kselftest_harness.h" || { echo "no kselftest_harness.h: run 'make setup'" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	$(CC) $(SELFTEST_CFLAGS) -o $@ $< $(LIB_LINK) -lpthread
+
+setup:
+	vm/setup
+
+# Both run against the VM's kernel, whatever the host runs.
+demo: setup
+	$(MAKE) all-vm
+	vm/run -- $(DEMO)
+
+check: setup
+	$(MAKE) all-vm
+	selftests/check
+
+all-vm:
+	$(MAKE) KDIR=$(VM_KDIR) all
+
+checkpatch:
+	perl $(LINUX_SRC)/scripts/checkpatch.pl --no-tree --strict --terse \
+		-f kmod/*.c kmod/*.h uapi/*.h
+
+install: all
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/rdmachan
+	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf librdmachan.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/librdmachan.so
+	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
+	install -m 644 $(B)/lib/pkgconfig/librdmachan.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+	install -m 644 lib/include/rdmachan/rdmachan.h $(DESTDIR)$(INCLUDEDIR)/rdmachan/
+	install -m 644 uapi/rdmachan.h $(DESTDIR)$(INCLUDEDIR)/rdmachan/uapi.h
+
+clean:
+	rm -rf $(B)
+	rm -f rdmachan.ko rdmachan.mod rdmachan.mod.c rdmachan.mod.o rdmachan.o \
+		modules.order Module.symvers .*.cmd kmod/*.o kmod/.*.cmd

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmachan: per-file object handles.
+ *
+ * Handles are indices into the file's xarray, so a handle of another file
+ * or of a destroyed object simply is not found. Lookups take a reference
+ * under the xarray lock; destroy erases the handle first, so no new lookup
+ * can find it, and the object is freed when its last user puts it.
+ */
+#include "rdmachan.h"
+
+static void rdmachan_object_release(struct kref *ref)
+{
+	struct rdmachan_object *obj =
+		container_of(ref, struct rdmachan_object, ref);
+
+	obj->free(obj);
+}
+
+void rdmachan_object_put(struct rdmachan_object *obj)
+{
+	kref_put(&obj->ref, rdmachan_object_release);
+}
+
+/* A reserved handle reads as NULL, so nothing can look it up or destroy it. */
+int rdmachan_object_reserve(struct rdmachan_call *call,
+			    struct rdmachan_object *obj, u32 *handle)
+{
+	int ret;
+
+	if (WARN_ON(call->new_obj))
+		return -EINVAL;
+	kref_init(&obj->ref);
+	ret = xa_alloc(&call->file->objects, handle, NULL, xa_limit_31b,
+		       GFP_KERNEL);
+	if (ret)
+		return ret;
+	call->new_obj = obj;
+	call->new_handle = *handle;
+	return 0;
+}
+
+void rdmachan_object_publish(struct rdmachan_call *call)
+{
+	/* Replacing a reserved entry needs no allocation: it cannot fail. */
+	xa_store(&call->file->objects, call->new_handle, call->new_obj,
+		 GFP_KERNEL);
+	call->new_obj = NULL;
+}
+
+void rdmachan_object_abort(struct rdmachan_call *call)
+{
+	xa_erase(&call->file->objects, call->new_handle);
+	rdmachan_object_put(call->new_obj);
+	call->new_obj = NULL;
+}
+
+struct rdmachan_object *rdmachan_object_get(struct rdmachan_file *file,
+					    u32 handle,
+					    enum rdmachan_object_type type)
+{
+	struct rdmachan_object *obj;
+
+	xa_lock(&file->objects);
+	obj = xa_load(&file->objects, handle);
+	if (obj && obj->type == type)
+		kref_get(&obj->ref);
+	else
+		obj = NULL;
+	xa_unlock(&file->objects);
+	return obj;
+}
+
+/* Called when the file goes away: no ioctl can be running on it. */
+void rdmachan_objects_release(struct rdmachan_file *file)
+{
+	struct rdmachan_object *obj;
+	unsigned long handle;
+
+	xa_for_each(&file->objects, handle, obj) {
+		xa_erase(&file->objects, handle);
+		rdmachan_object_put(obj);
+	}
+}
+
+int rdmachan_cmd_destroy(struct rdmachan_call *call, void *arg)
+{
+	struct rdmachan_destroy *cmd = arg;
+	struct xarray *objects = &call->file->objects;
+	struct rdmachan_object *obj;
+
+	if (cmd->__reserved)
+		return -EINVAL;
+	xa_lock(objects);
+	obj = xa_load(objects, cmd->handle);
+	if (obj)
+		__xa_erase(objects, cmd->handle);
+	xa_unlock(objects);
+	if (!obj)
+		return -ENOENT;
+	rdmachan_object_put(obj);
+	return 0;
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * librdmachan: what the library's files share.
+ */
+#ifndef RDMACHAN_LIB_INTERNAL_H
+#define RDMACHAN_LIB_INTERNAL_H
+
+#include <infiniband/verbs.h>
+#include <stdint.h>
+
+#include "rdmachan.h"
+
+#define RDMACHAN_EXPORT __attribute__((visibility("default")))
+#define RDMACHAN_DEV_PATH "/dev/rdmachan"
+
+/* An ibv_device as the library hands it out; programs only see @ibv. */
+struct rdmachan_ibv_device {
+	struct ibv_device ibv;
+	uint32_t index;
+	__be64 node_guid;
+	/* the device cache, every device list and every open context */
+	unsigned int refcount;
+};
+
+struct rdmachan_ibv_context {
+	uint32_t handle;
+	/* verbs_context must end with the ibv_context programs see */
+	struct verbs_context vctx;
+};
+
+static inline struct rdmachan_ibv_device *to_rdev(struct ibv_device *dev)
+{
+	return (struct rdmachan_ibv_device *)dev;
+}
+
+static inline struct rdmachan_ibv_context *to_rctx(struct ibv_context *ctx)
+{
+	struct verbs_context *vctx =
+		(struct verbs_context *)((char *)ctx -
+					 offsetof(struct verbs_context, context));
+
+	return (struct rdmachan_ibv_context *)((char *)vctx -
+		offsetof(struct rdmachan_ibv_context, vctx));
+}
+
+int rdmachan_open_fd(void);
+int rdmachan_ioctl(int fd, unsigned long cmd, void *arg);
+void rdmachan_device_put(struct rdmachan_ibv_device *dev);
+
+int rdmachan_query_port_op(struct ibv_context *context, uint8_t port_num,
+			   struct ibv_port_attr *port_attr, size_t attr_len);
+
+#endif /* RDMACHAN_LIB_INTERNAL_H */

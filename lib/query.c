@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * librdmachan: ibv_query_device, ibv_query_port and ibv_query_gid.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+RDMACHAN_EXPORT int ibv_query_device(struct ibv_context *context,
+				     struct ibv_device_attr *attr)
+{
+	struct rdmachan_query_device cmd = {
+		.size = sizeof(cmd),
+		.handle = to_rctx(context)->handle,
+	};
+	uint64_t fw = 0;
+
+	if (rdmachan_ioctl(context->cmd_fd, RDMACHAN_IOC_QUERY_DEVICE, &cmd))
+		return errno;
+
+	memset(attr, 0, sizeof(*attr));
+	/* Drivers without a firmware string get the providers' usual x.y.z. */
+	if (cmd.out_fw_str[0]) {
+		snprintf(attr->fw_ver, sizeof(attr->fw_ver), "%s", cmd.out_fw_str);
+	} else {
+		fw = cmd.out_fw_ver;
+		snprintf(attr->fw_ver, sizeof(attr->fw_ver), "%u.%u.%u",
+			 (unsigned int)(fw >> 32) & 0xffff,
+			 (unsigned int)(fw >> 16) & 0xffff,
+			 (unsigned int)fw & 0xffff);
+	}
+	attr->node_guid = (__be64)cmd.out_node_guid;
+	attr->sys_image_guid = (__be64)cmd.out_sys_image_guid;
+	attr->max_mr_size = cmd.out_max_mr_size;
+	attr->page_size_cap = cmd.out_page_size_cap;
+	attr->vendor_id = cmd.out_vendor_id;
+	attr->vendor_part_id = cmd.out_vendor_part_id;
+	attr->hw_ver = cmd.out_hw_ver;
+	attr->max_qp = (int)cmd.out_max_qp;
+	attr->max_qp_wr = (int)cmd.out_max_qp_wr;
+	/* ibv_device_attr has room for the IBV_DEVICE_* bits only */
+	attr->device_cap_flags = (unsigned int)cmd.out_device_cap_flags;
+	attr->max_sge = (int)cmd.out_max_sge;
+	attr->max_sge_rd = (int)cmd.out_max_sge_rd;
+	attr->max_cq = (int)cmd.out_max_cq;
+	attr->max_cqe = (int)cmd.out_max_cqe;
+	attr->max_mr = (int)cmd.out_max_mr;
+	attr->max_pd = (int)cmd.out_max_pd;
+	attr->max_qp_rd_atom = (int)cmd.out_max_qp_rd_atom;
+	attr->max_ee_rd_atom = (int)cmd.out_max_ee_rd_atom;
+	attr->max_res_rd_atom = (int)cmd.out_max_res_rd_atom;
+	attr->max_qp_init_rd_atom = (int)cmd.out_max_qp_init_rd_atom;
+	attr->max_ee_init_rd_atom = (int)cmd.out_max_ee_init_rd_atom;
+	attr->atomic_cap = (enum ibv_atomic_cap)cmd.out_atomic_cap;
+	attr->max_ee = (int)cmd.out_max_ee;
+	attr->max_rdd = (int)cmd.out_max_rdd;
+	attr->max_mw = (int)cmd.out_max_mw;
+	attr->max_raw_ipv6_qp = (int)cmd.out_max_raw_ipv6_qp;
+	attr->max_raw_ethy_qp = (int)cmd.out_max_raw_ethy_qp;
+	attr->max_mcast_grp = (int)cmd.out_max_mcast_grp;
+	attr->max_mcast_qp_attach = (int)cmd.out_max_mcast_qp_attach;
+	attr->max_total_mcast_qp_attach = (int)cmd.out_max_total_mcast_qp_attach;
+	attr->max_ah = (int)cmd.out_max_ah;
+	attr->max_srq = (int)cmd.out_max_srq;
+	attr->max_srq_wr = (int)cmd.out_max_srq_wr;
+	attr->max_srq_sge = (int)cmd.out_max_srq_sge;
+	attr->max_pkeys = cmd.out_max_pkeys;
+	attr->local_ca_ack_delay = cmd.out_local_ca_ack_delay;
+	attr->phys_port_cnt = cmd.out_phys_port_cnt;
+	return 0;
+}
+
+/* verbs_context.query_port: what the ibv_query_port() macro calls. */
+int rdmachan_query_port_op(struct ibv_context *context, uint8_t port_num,
+			   struct ibv_port_attr *port_attr, size_t attr_len)
+{
+	struct rdmachan_query_port cmd = {
+		.size = sizeof(cmd),
+		.handle = to_rctx(context)->handle,
+		.port_num = port_num,
+	};
+	struct ibv_port_attr attr = {};
+
+	if (rdmachan_ioctl(context->cmd_fd, RDMACHAN_IOC_QUERY_PORT, &cmd))
+		return errno;
+
+	attr.state = (enum ibv_port_state)cmd.out_state;
+	attr.max_mtu = (enum ibv_mtu)cmd.out_max_mtu;
+	attr.active_mtu = (enum ibv_mtu)cmd.out_active_mtu;
+	attr.gid_tbl_len = (int)cmd.out_gid_tbl_len;
+	attr.port_cap_flags = cmd.out_port_cap_flags;
+	attr.max_msg_sz = cmd.out_max_msg_sz;
+	attr.bad_pkey_cntr = cmd.out_bad_pkey_cntr;
+	attr.qkey_viol_cntr = cmd.out_qkey_viol_cntr;
+	attr.pkey_tbl_len = (uint16_t)cmd.out_pkey_tbl_len;
+	attr.lid = (uint16_t)cmd.out_lid;
+	attr.sm_lid = (uint16_t)cmd.out_sm_lid;
+	attr.lmc = cmd.out_lmc;
+	attr.max_vl_num = cmd.out_max_vl_num;
+	attr.sm_sl = cmd.out_sm_sl;
+	attr.subnet_timeout = cmd.out_subnet_timeout;
+	attr.init_type_reply = cmd.out_init_type_reply;
+	attr.active_width = cmd.out_active_width;
+	attr.active_speed = (uint8_t)cmd.out_active_speed;
+	attr.phys_state = cmd.out_phys_state;
+	attr.link_layer = cmd.out_link_layer;
+	attr.flags = (cmd.out_flags & RDMACHAN_PORT_GRH_REQUIRED) ?
+		     IBV_QPF_GRH_REQUIRED : 0;
+	attr.port_cap_flags2 = cmd.out_port_cap_flags2;
+
+	memcpy(port_attr, &attr,
+	       attr_len < sizeof(attr) ? attr_len : sizeof(attr));
+	return 0;
+}
+
+/*
+ * The exported symbol, for binaries built before ibv_query_port() became a
+ * macro: their struct ended before port_cap_flags2.
+ */
+#undef ibv_query_port
+RDMACHAN_EXPORT int ibv_query_port(struct ibv_context *context,
+				   uint8_t port_num,
+				   struct _compat_ibv_port_attr *port_attr)
+{
+	return rdmachan_query_port_op(context, port_num,
+				      (struct ibv_port_attr *)port_attr,
+				      offsetof(struct ibv_port_attr,
+					       port_cap_flags2));
+}
+
+RDMACHAN_EXPORT int ibv_query_gid(struct ibv_context *context,
+				  uint8_t port_num, int index,
+				  union ibv_gid *gid)
+{
+	struct rdmachan_query_gid cmd = {
+		.size = sizeof(cmd),
+		.handle = to_rctx(context)->handle,
+		.port_num = port_num,
+		.index = (uint32_t)index,
+	};
+
+	if (index < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (rdmachan_ioctl(context->cmd_fd, RDMACHAN_IOC_QUERY_GID, &cmd)) {
+		/* As libibverbs: an unused entry reads as the zero GID. */
+		if (errno == ENODATA) {
+			memset(gid, 0, sizeof(*gid));
+			return 0;
+		}
+		return -1;
+	}
+	memcpy(gid->raw, cmd.out_gid, sizeof(gid->raw));
+	return 0;
+}
