@@ -37,7 +37,7 @@ LIB_LINK := -L$(B)/lib -Wl,-rpath,'$$ORIGIN/../lib' -lrdmachan
 SELFTEST_SRCS := $(wildcard selftests/*.c)
 SELFTESTS := $(SELFTEST_SRCS:selftests/%.c=$(B)/selftests/%)
 SELFTEST_CFLAGS := $(USER_CFLAGS) -I$(LINUX_SRC)/tools/testing/selftests \
-	-Wno-unused-parameter
+	-Wno-unused-parameter -Wno-sign-compare
 DEMO := $(B)/bin/rdmachan-devinfo
 
 .PHONY: all module lib selftests setup demo check check-guest clean install \

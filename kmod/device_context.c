@@ -159,6 +159,8 @@ int rdmachan_cmd_query_port(struct rdmachan_call *call, void *arg)
 	u32 port = cmd->port_num;
 	int ret;
 
+	if (cmd->__reserved)
+		return -EINVAL;
 	ret = rdmachan_context_enter(call->file, cmd->handle, &ctx, &ibdev);
 	if (ret)
 		return ret;

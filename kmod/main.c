@@ -11,37 +11,36 @@
 #include "rdmachan.h"
 
 struct rdmachan_ioctl_op {
-	unsigned int nr;
-	/* sizeof() of the first layout and of the module's current one */
-	size_t min_size;
+	/* sizeof() of the module's layout, and of the first one if older */
 	size_t size;
+	size_t min_size;
 	u32 known_flags;
+	/* commands without out_* fields never write back */
+	bool no_output;
 	int (*handler)(struct rdmachan_call *call, void *arg);
 };
 
-#define RDMACHAN_OP(_nr, _struct, _last, _handler) \
-	[_nr] = { \
-		.nr = _nr, \
-		.min_size = offsetofend(struct _struct, _last), \
-		.size = sizeof(struct _struct), \
-		.handler = _handler, \
-	}
+#define RDMACHAN_OP(_nr, _struct, _handler) \
+	[_nr] = { .size = sizeof(struct _struct), .handler = _handler }
 
 static const struct rdmachan_ioctl_op rdmachan_ops[] = {
 	RDMACHAN_OP(RDMACHAN_CMD_GET_INFO, rdmachan_get_info,
-		    out_features, rdmachan_cmd_get_info),
+		    rdmachan_cmd_get_info),
 	RDMACHAN_OP(RDMACHAN_CMD_LIST_DEVICES, rdmachan_list_devices,
-		    __reserved, rdmachan_cmd_list_devices),
+		    rdmachan_cmd_list_devices),
 	RDMACHAN_OP(RDMACHAN_CMD_OPEN_DEVICE, rdmachan_open_device,
-		    __reserved, rdmachan_cmd_open_device),
-	RDMACHAN_OP(RDMACHAN_CMD_DESTROY, rdmachan_destroy,
-		    __reserved, rdmachan_cmd_destroy),
+		    rdmachan_cmd_open_device),
+	[RDMACHAN_CMD_DESTROY] = {
+		.size = sizeof(struct rdmachan_destroy),
+		.no_output = true,
+		.handler = rdmachan_cmd_destroy,
+	},
 	RDMACHAN_OP(RDMACHAN_CMD_QUERY_DEVICE, rdmachan_query_device,
-		    out_fw_str, rdmachan_cmd_query_device),
+		    rdmachan_cmd_query_device),
 	RDMACHAN_OP(RDMACHAN_CMD_QUERY_PORT, rdmachan_query_port,
-		    out_flags, rdmachan_cmd_query_port),
+		    rdmachan_cmd_query_port),
 	RDMACHAN_OP(RDMACHAN_CMD_QUERY_GID, rdmachan_query_gid,
-		    __reserved, rdmachan_cmd_query_gid),
+		    rdmachan_cmd_query_gid),
 };
 
 /* Large enough for the argument of any command. */
@@ -85,7 +84,7 @@ static long rdmachan_ioctl(struct file *filp, unsigned int cmd,
 
 	if (get_user(usize, (u32 __user *)argp))
 		return -EFAULT;
-	if (usize < op->min_size)
+	if (usize < (op->min_size ?: op->size))
 		return -EINVAL;
 	ret = copy_struct_from_user(&buf, op->size, argp, usize);
 	if (ret)
@@ -94,7 +93,8 @@ static long rdmachan_ioctl(struct file *filp, unsigned int cmd,
 		return -EINVAL;
 
 	ret = op->handler(&call, &buf);
-	if (!ret && copy_to_user(argp, &buf, min_t(size_t, usize, op->size)))
+	if (!ret && !op->no_output &&
+	    copy_to_user(argp, &buf, min_t(size_t, usize, op->size)))
 		ret = -EFAULT;
 	if (call.new_obj) {
 		if (ret)

@@ -34,7 +34,7 @@
  *	port and GID queries
  */
 enum rdmachan_feature {
-	RDMACHAN_FEATURE_DEVICE_QUERY = 1 << 0,
+	RDMACHAN_FEATURE_DEVICE_QUERY = 0x1,
 };
 
 /* Node and transport types; the values are those of libibverbs. */
@@ -64,7 +64,7 @@ enum rdmachan_gid_type {
 };
 
 /* Bits of rdmachan_query_port.out_flags. */
-#define RDMACHAN_PORT_GRH_REQUIRED	(1 << 0)
+#define RDMACHAN_PORT_GRH_REQUIRED	0x1
 
 /**
  * struct rdmachan_get_info - RDMACHAN_IOC_GET_INFO: ABI version and features
@@ -281,6 +281,7 @@ struct rdmachan_query_device {
  * @out_phys_state: physical port state
  * @out_link_layer: enum ibv_link_layer (IBV_LINK_LAYER_*)
  * @out_flags: RDMACHAN_PORT_* bits
+ * @__reserved: must be 0
  */
 struct rdmachan_query_port {
 	__u32 size;
@@ -309,6 +310,7 @@ struct rdmachan_query_port {
 	__u8 out_phys_state;
 	__u8 out_link_layer;
 	__u8 out_flags;
+	__aligned_u64 __reserved;
 };
 
 /**

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Helpers shared by the rdmachan selftests. They run in the test guest,
+ * as root, with rxe0 on $RDMACHAN_NETDEV and rdmachan.ko loaded.
+ */
+#ifndef RDMACHAN_SELFTEST_H
+#define RDMACHAN_SELFTEST_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../uapi/rdmachan.h"
+
+#define RDMACHAN_TEST_DEVICE "rxe0"
+#define __maybe_unused __attribute__((unused))
+
+/* Value of one counter in debugfs rdmachan/objects, or -1. */
+static __maybe_unused long rdmachan_counter(const char *name)
+{
+	FILE *f = fopen("/sys/kernel/debug/rdmachan/objects", "r");
+	char key[32];
+	long val, ret = -1;
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%31s %ld", key, &val) == 2) {
+		if (!strcmp(key, name))
+			ret = val;
+	}
+	fclose(f);
+	return ret;
+}
+
+/* First line of a sysfs file, without the newline; "" when unreadable. */
+static __maybe_unused const char *read_line(const char *path, char *buf,
+					    size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	buf[0] = '\0';
+	if (!f)
+		return buf;
+	if (!fgets(buf, (int)len, f))
+		buf[0] = '\0';
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
+/* Device index of @name through RDMACHAN_IOC_LIST_DEVICES, or -1. */
+static __maybe_unused long rdmachan_device_index(int fd, const char *name)
+{
+	struct rdmachan_device_entry entries[16];
+	struct rdmachan_list_devices cmd = {
+		.size = sizeof(cmd),
+		.entry_size = sizeof(entries[0]),
+		.max_entries = 16,
+		.entries = (uintptr_t)entries,
+	};
+	unsigned int i;
+
+	if (ioctl(fd, RDMACHAN_IOC_LIST_DEVICES, &cmd))
+		return -1;
+	for (i = 0; i < cmd.out_num_devices && i < 16; i++)
+		if (!strcmp(entries[i].name, name))
+			return entries[i].device_index;
+	return -1;
+}
+
+/* Opens a device context on @name; returns its handle or 0. */
+static __maybe_unused __u32 rdmachan_open_context(int fd, const char *name)
+{
+	struct rdmachan_open_device cmd = { .size = sizeof(cmd) };
+	long index = rdmachan_device_index(fd, name);
+
+	if (index < 0)
+		return 0;
+	cmd.device_index = (__u32)index;
+	if (ioctl(fd, RDMACHAN_IOC_OPEN_DEVICE, &cmd))
+		return 0;
+	return cmd.out_handle;
+}
+
+static __maybe_unused int run_cmd(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+static __maybe_unused int run_cmd(const char *fmt, ...)
+{
+	char cmd[512];
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	ret = system(cmd);
+	return ret == -1 ? -1 : WEXITSTATUS(ret);
+}
+
+/* Puts rxe0 back on the test netdev (if missing) and waits for ACTIVE. */
+static __maybe_unused int rxe_restore(void)
+{
+	const char *netdev = getenv("RDMACHAN_NETDEV");
+	char state[64];
+	int i;
+
+	if (!netdev)
+		netdev = "rdmachan0";
+	if (access("/sys/class/infiniband/" RDMACHAN_TEST_DEVICE, F_OK) &&
+	    run_cmd("rdma link add %s type rxe netdev %s",
+		    RDMACHAN_TEST_DEVICE, netdev))
+		return -1;
+	for (i = 0; i < 200; i++) {
+		read_line("/sys/class/infiniband/" RDMACHAN_TEST_DEVICE
+			  "/ports/1/state", state, sizeof(state));
+		if (strstr(state, "ACTIVE"))
+			return 0;
+		usleep(50000);
+	}
+	return -1;
+}
+
+#endif /* RDMACHAN_SELFTEST_H */

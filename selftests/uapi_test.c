@@ -1,0 +1,513 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The ioctl ABI of /dev/rdmachan: every command against short, long,
+ * zero-tail, reserved, flag and bad-pointer arguments, unknown commands,
+ * handles of other files and of destroyed objects.
+ */
+#include <pthread.h>
+#include <stddef.h>
+#include <sys/mman.h>
+
+#include "rdmachan_test.h"
+#include "kselftest_harness.h"
+
+/* The first layout of every argument struct: these sizes are ABI. */
+_Static_assert(sizeof(struct rdmachan_get_info) == 24, "get_info");
+_Static_assert(sizeof(struct rdmachan_list_devices) == 32, "list_devices");
+_Static_assert(sizeof(struct rdmachan_device_entry) == 80, "device_entry");
+_Static_assert(sizeof(struct rdmachan_open_device) == 24, "open_device");
+_Static_assert(sizeof(struct rdmachan_destroy) == 16, "destroy");
+_Static_assert(sizeof(struct rdmachan_query_device) == 248, "query_device");
+_Static_assert(sizeof(struct rdmachan_query_port) == 72, "query_port");
+_Static_assert(sizeof(struct rdmachan_query_gid) == 48, "query_gid");
+
+#define MAX_ARG 512
+#define TAIL 16
+
+FIXTURE(ioctl_abi) {
+	int fd;
+	long dev_index;
+	__u32 ctx;
+	long page;
+};
+
+FIXTURE_VARIANT(ioctl_abi) {
+	unsigned long cmd;
+	size_t size;
+	size_t reserved_off;
+	size_t reserved_len;
+};
+
+#define ABI_VARIANT(_name, _cmd, _struct, _size) \
+	FIXTURE_VARIANT_ADD(ioctl_abi, _name) { \
+		.cmd = _cmd, \
+		.size = _size, \
+		.reserved_off = offsetof(struct _struct, __reserved), \
+		.reserved_len = sizeof(((struct _struct *)0)->__reserved), \
+	}
+
+ABI_VARIANT(get_info, RDMACHAN_IOC_GET_INFO, rdmachan_get_info, 24);
+ABI_VARIANT(list_devices, RDMACHAN_IOC_LIST_DEVICES, rdmachan_list_devices, 32);
+ABI_VARIANT(open_device, RDMACHAN_IOC_OPEN_DEVICE, rdmachan_open_device, 24);
+ABI_VARIANT(destroy, RDMACHAN_IOC_DESTROY, rdmachan_destroy, 16);
+ABI_VARIANT(query_device, RDMACHAN_IOC_QUERY_DEVICE, rdmachan_query_device, 248);
+ABI_VARIANT(query_port, RDMACHAN_IOC_QUERY_PORT, rdmachan_query_port, 72);
+ABI_VARIANT(query_gid, RDMACHAN_IOC_QUERY_GID, rdmachan_query_gid, 48);
+
+FIXTURE_SETUP(ioctl_abi)
+{
+	self->page = sysconf(_SC_PAGESIZE);
+	self->fd = open("/dev/rdmachan", O_RDWR);
+	ASSERT_LE(0, self->fd);
+	self->dev_index = rdmachan_device_index(self->fd, RDMACHAN_TEST_DEVICE);
+	ASSERT_LE(0, self->dev_index);
+	self->ctx = rdmachan_open_context(self->fd, RDMACHAN_TEST_DEVICE);
+	ASSERT_NE(0, self->ctx);
+}
+
+FIXTURE_TEARDOWN(ioctl_abi)
+{
+	close(self->fd);
+}
+
+/* A valid argument for the variant's command, @size bytes long. */
+static void fill_valid(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(ioctl_abi) *self,
+		       const FIXTURE_VARIANT(ioctl_abi) *variant,
+		       void *buf, size_t size)
+{
+	struct rdmachan_destroy *destroy = buf;
+	struct rdmachan_open_device *open_dev = buf;
+	struct rdmachan_list_devices *list = buf;
+	struct rdmachan_query_device *qdev = buf;
+	struct rdmachan_query_port *qport = buf;
+	struct rdmachan_query_gid *qgid = buf;
+
+	memset(buf, 0, size);
+	*(__u32 *)buf = (__u32)size;
+	switch (variant->cmd) {
+	case RDMACHAN_IOC_LIST_DEVICES:
+		list->entry_size = sizeof(struct rdmachan_device_entry);
+		break;
+	case RDMACHAN_IOC_OPEN_DEVICE:
+		open_dev->device_index = (__u32)self->dev_index;
+		break;
+	case RDMACHAN_IOC_DESTROY:
+		destroy->handle = rdmachan_open_context(self->fd,
+							RDMACHAN_TEST_DEVICE);
+		ASSERT_NE(0, destroy->handle);
+		break;
+	case RDMACHAN_IOC_QUERY_DEVICE:
+		qdev->handle = self->ctx;
+		break;
+	case RDMACHAN_IOC_QUERY_PORT:
+		qport->handle = self->ctx;
+		qport->port_num = 1;
+		break;
+	case RDMACHAN_IOC_QUERY_GID:
+		qgid->handle = self->ctx;
+		qgid->port_num = 1;
+		break;
+	}
+}
+
+TEST_F(ioctl_abi, exact_size_works)
+{
+	char buf[MAX_ARG];
+
+	fill_valid(_metadata, self, variant, buf, variant->size);
+	ASSERT_EQ(0, ioctl(self->fd, variant->cmd, buf));
+	EXPECT_EQ(variant->size, *(__u32 *)buf);
+}
+
+TEST_F(ioctl_abi, one_byte_short_is_einval)
+{
+	char buf[MAX_ARG];
+	long contexts;
+
+	fill_valid(_metadata, self, variant, buf, variant->size);
+	contexts = rdmachan_counter("contexts");
+	*(__u32 *)buf = (__u32)variant->size - 1;
+	EXPECT_EQ(-1, ioctl(self->fd, variant->cmd, buf));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(contexts, rdmachan_counter("contexts"));
+}
+
+TEST_F(ioctl_abi, zero_size_is_einval)
+{
+	char buf[MAX_ARG];
+
+	fill_valid(_metadata, self, variant, buf, variant->size);
+	*(__u32 *)buf = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, variant->cmd, buf));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(ioctl_abi, longer_with_zero_tail_works)
+{
+	char buf[MAX_ARG], zero[TAIL] = {};
+
+	fill_valid(_metadata, self, variant, buf, variant->size + TAIL);
+	ASSERT_EQ(0, ioctl(self->fd, variant->cmd, buf));
+	/* The module writes back no more than it knows. */
+	EXPECT_EQ(0, memcmp(buf + variant->size, zero, TAIL));
+}
+
+TEST_F(ioctl_abi, longer_with_nonzero_tail_is_e2big)
+{
+	char buf[MAX_ARG];
+	long contexts;
+
+	fill_valid(_metadata, self, variant, buf, variant->size + TAIL);
+	contexts = rdmachan_counter("contexts");
+	buf[variant->size + TAIL - 1] = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, variant->cmd, buf));
+	EXPECT_EQ(E2BIG, errno);
+	EXPECT_EQ(contexts, rdmachan_counter("contexts"));
+}
+
+TEST_F(ioctl_abi, huge_size_with_zero_tail_works)
+{
+	size_t len = 2 * self->page;
+	char *buf = calloc(1, len);
+
+	ASSERT_NE(NULL, buf);
+	fill_valid(_metadata, self, variant, buf, len);
+	EXPECT_EQ(0, ioctl(self->fd, variant->cmd, buf));
+	free(buf);
+}
+
+TEST_F(ioctl_abi, unknown_flags_are_einval)
+{
+	char buf[MAX_ARG], before[MAX_ARG];
+	unsigned int bit;
+
+	for (bit = 0; bit < 32; bit++) {
+		fill_valid(_metadata, self, variant, buf, variant->size);
+		((__u32 *)buf)[1] = 1u << bit;
+		memcpy(before, buf, variant->size);
+		EXPECT_EQ(-1, ioctl(self->fd, variant->cmd, buf));
+		EXPECT_EQ(EINVAL, errno);
+		/* A rejected call writes nothing back. */
+		EXPECT_EQ(0, memcmp(before, buf, variant->size));
+	}
+}
+
+TEST_F(ioctl_abi, nonzero_reserved_is_einval)
+{
+	char buf[MAX_ARG], before[MAX_ARG];
+	long contexts;
+	size_t i;
+
+	for (i = 0; i < variant->reserved_len; i++) {
+		fill_valid(_metadata, self, variant, buf, variant->size);
+		contexts = rdmachan_counter("contexts");
+		buf[variant->reserved_off + i] = (char)0x80;
+		memcpy(before, buf, variant->size);
+		EXPECT_EQ(-1, ioctl(self->fd, variant->cmd, buf));
+		EXPECT_EQ(EINVAL, errno);
+		EXPECT_EQ(0, memcmp(before, buf, variant->size));
+		EXPECT_EQ(contexts, rdmachan_counter("contexts"));
+	}
+}
+
+TEST_F(ioctl_abi, null_argument_is_efault)
+{
+	EXPECT_EQ(-1, ioctl(self->fd, variant->cmd, NULL));
+	EXPECT_EQ(EFAULT, errno);
+}
+
+TEST_F(ioctl_abi, unmapped_argument_is_efault)
+{
+	void *p = mmap(NULL, self->page, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, munmap(p, self->page));
+	EXPECT_EQ(-1, ioctl(self->fd, variant->cmd, p));
+	EXPECT_EQ(EFAULT, errno);
+}
+
+/* The size field is readable, the rest of the struct is not. */
+TEST_F(ioctl_abi, argument_running_into_unmapped_page_is_efault)
+{
+	long contexts;
+	char *p = mmap(NULL, 2 * self->page, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *arg;
+
+	ASSERT_NE(MAP_FAILED, p);
+	arg = p + self->page - 8;
+	fill_valid(_metadata, self, variant, arg, 8);
+	contexts = rdmachan_counter("contexts");
+	*(__u32 *)arg = (__u32)variant->size;
+	ASSERT_EQ(0, mprotect(p + self->page, self->page, PROT_NONE));
+	EXPECT_EQ(-1, ioctl(self->fd, variant->cmd, arg));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(contexts, rdmachan_counter("contexts"));
+	munmap(p, 2 * self->page);
+}
+
+/*
+ * A reply that cannot be written back fails the call, and a create that
+ * fails that way leaves no object behind.
+ */
+TEST_F(ioctl_abi, read_only_argument)
+{
+	long contexts;
+	char *p = mmap(NULL, self->page, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	ASSERT_NE(MAP_FAILED, p);
+	fill_valid(_metadata, self, variant, p, variant->size);
+	contexts = rdmachan_counter("contexts");
+	ASSERT_EQ(0, mprotect(p, self->page, PROT_READ));
+	if (variant->cmd == RDMACHAN_IOC_DESTROY) {
+		/* nothing to write back: the destroy happens */
+		EXPECT_EQ(0, ioctl(self->fd, variant->cmd, p));
+		EXPECT_EQ(contexts - 1, rdmachan_counter("contexts"));
+	} else {
+		EXPECT_EQ(-1, ioctl(self->fd, variant->cmd, p));
+		EXPECT_EQ(EFAULT, errno);
+		EXPECT_EQ(contexts, rdmachan_counter("contexts"));
+	}
+	munmap(p, self->page);
+}
+
+TEST(unknown_commands_are_enotty)
+{
+	struct rdmachan_get_info info = { .size = sizeof(info) };
+	char buf[MAX_ARG] = {};
+	int fd = open("/dev/rdmachan", O_RDWR);
+
+	ASSERT_LE(0, fd);
+	*(__u32 *)buf = 64;
+	EXPECT_EQ(-1, ioctl(fd, _IOWR(RDMACHAN_IOCTL_TYPE, 0x7f, char[64]), buf));
+	EXPECT_EQ(ENOTTY, errno);
+	EXPECT_EQ(-1, ioctl(fd, _IOWR(RDMACHAN_IOCTL_TYPE,
+				      RDMACHAN_CMD_QUERY_GID + 1, char[64]), buf));
+	EXPECT_EQ(ENOTTY, errno);
+	EXPECT_EQ(-1, ioctl(fd, _IOWR('x', RDMACHAN_CMD_GET_INFO,
+				      struct rdmachan_get_info), &info));
+	EXPECT_EQ(ENOTTY, errno);
+	EXPECT_EQ(-1, ioctl(fd, _IOR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_GET_INFO,
+				     struct rdmachan_get_info), &info));
+	EXPECT_EQ(ENOTTY, errno);
+	EXPECT_EQ(-1, ioctl(fd, _IO(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_GET_INFO),
+			    &info));
+	EXPECT_EQ(ENOTTY, errno);
+	/* Generic file ioctls are not ours either. */
+	EXPECT_EQ(-1, ioctl(fd, FIONREAD, buf));
+	EXPECT_EQ(ENOTTY, errno);
+	/* The size in the command number is ignored: the struct says it. */
+	EXPECT_EQ(0, ioctl(fd, _IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_GET_INFO,
+				     char[8]), &info));
+	close(fd);
+}
+
+TEST(get_info_reports_abi_and_features)
+{
+	struct rdmachan_get_info info = { .size = sizeof(info) };
+	int fd = open("/dev/rdmachan", O_RDWR);
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, RDMACHAN_IOC_GET_INFO, &info));
+	EXPECT_EQ(RDMACHAN_ABI_VERSION, info.out_abi_version);
+	EXPECT_EQ(RDMACHAN_FEATURE_DEVICE_QUERY,
+		  info.out_features & RDMACHAN_FEATURE_DEVICE_QUERY);
+	close(fd);
+}
+
+TEST(list_devices_counts_and_strides)
+{
+	struct rdmachan_list_devices cmd = { .size = sizeof(cmd) };
+	const size_t stride = sizeof(struct rdmachan_device_entry) + 24;
+	char entries[4 * (sizeof(struct rdmachan_device_entry) + 24)];
+	struct rdmachan_device_entry *e;
+	int fd = open("/dev/rdmachan", O_RDWR);
+	unsigned int i, found = 0;
+
+	ASSERT_LE(0, fd);
+	/* too small an entry */
+	cmd.entry_size = sizeof(struct rdmachan_device_entry) - 1;
+	EXPECT_EQ(-1, ioctl(fd, RDMACHAN_IOC_LIST_DEVICES, &cmd));
+	EXPECT_EQ(EINVAL, errno);
+
+	/* counting only */
+	cmd.entry_size = sizeof(struct rdmachan_device_entry);
+	ASSERT_EQ(0, ioctl(fd, RDMACHAN_IOC_LIST_DEVICES, &cmd));
+	ASSERT_LE(1, cmd.out_num_devices);
+	ASSERT_GE(4, cmd.out_num_devices);
+
+	/* a NULL array with room claimed */
+	cmd.max_entries = 1;
+	EXPECT_EQ(-1, ioctl(fd, RDMACHAN_IOC_LIST_DEVICES, &cmd));
+	EXPECT_EQ(EFAULT, errno);
+
+	/* a newer caller's larger entries: what the module does not know stays */
+	memset(entries, 0xa5, sizeof(entries));
+	cmd.entry_size = stride;
+	cmd.max_entries = 4;
+	cmd.entries = (uintptr_t)entries;
+	ASSERT_EQ(0, ioctl(fd, RDMACHAN_IOC_LIST_DEVICES, &cmd));
+	for (i = 0; i < cmd.out_num_devices; i++) {
+		e = (void *)(entries + i * stride);
+		EXPECT_EQ(0, e->__reserved);
+		EXPECT_EQ((char)0xa5, ((char *)e)[sizeof(*e)]);
+		EXPECT_EQ((char)0xa5, ((char *)e)[stride - 1]);
+		if (!strcmp(e->name, RDMACHAN_TEST_DEVICE))
+			found++;
+	}
+	EXPECT_EQ(1, found);
+	close(fd);
+}
+
+TEST(open_device_unknown_index_is_enodev)
+{
+	struct rdmachan_open_device cmd = { .size = sizeof(cmd) };
+	long contexts = rdmachan_counter("contexts");
+	int fd = open("/dev/rdmachan", O_RDWR);
+
+	ASSERT_LE(0, fd);
+	cmd.device_index = 0xfffffff0;
+	EXPECT_EQ(-1, ioctl(fd, RDMACHAN_IOC_OPEN_DEVICE, &cmd));
+	EXPECT_EQ(ENODEV, errno);
+	EXPECT_EQ(contexts, rdmachan_counter("contexts"));
+	close(fd);
+}
+
+static int query_port(int fd, __u32 handle, __u32 port)
+{
+	struct rdmachan_query_port cmd = {
+		.size = sizeof(cmd), .handle = handle, .port_num = port,
+	};
+
+	return ioctl(fd, RDMACHAN_IOC_QUERY_PORT, &cmd) ? errno : 0;
+}
+
+TEST(handles_of_other_files_and_destroyed_objects)
+{
+	struct rdmachan_destroy destroy = { .size = sizeof(destroy) };
+	int fd1 = open("/dev/rdmachan", O_RDWR);
+	int fd2 = open("/dev/rdmachan", O_RDWR);
+	__u32 h1, h2;
+
+	ASSERT_LE(0, fd1);
+	ASSERT_LE(0, fd2);
+	h1 = rdmachan_open_context(fd1, RDMACHAN_TEST_DEVICE);
+	ASSERT_NE(0, h1);
+	h2 = rdmachan_open_context(fd2, RDMACHAN_TEST_DEVICE);
+	ASSERT_NE(0, h2);
+	EXPECT_EQ(0, query_port(fd1, h1, 1));
+
+	/* fd2 may happen to use the same number: an unused one is foreign */
+	EXPECT_EQ(ENOENT, query_port(fd2, h2 + 1, 1));
+	EXPECT_EQ(ENOENT, query_port(fd1, h1 + 1000, 1));
+	EXPECT_EQ(ENOENT, query_port(fd1, 0, 1));
+	EXPECT_EQ(ENOENT, query_port(fd1, 0xffffffff, 1));
+
+	destroy.handle = h1;
+	EXPECT_EQ(0, ioctl(fd1, RDMACHAN_IOC_DESTROY, &destroy));
+	EXPECT_EQ(ENOENT, query_port(fd1, h1, 1));
+	EXPECT_EQ(-1, ioctl(fd1, RDMACHAN_IOC_DESTROY, &destroy));
+	EXPECT_EQ(ENOENT, errno);
+	/* the other file's object is untouched */
+	EXPECT_EQ(0, query_port(fd2, h2, 1));
+	close(fd1);
+	close(fd2);
+}
+
+TEST(bad_ports_and_gid_indices)
+{
+	struct rdmachan_query_gid gid = { .size = sizeof(gid), .port_num = 1 };
+	int fd = open("/dev/rdmachan", O_RDWR);
+	__u32 h;
+
+	ASSERT_LE(0, fd);
+	h = rdmachan_open_context(fd, RDMACHAN_TEST_DEVICE);
+	ASSERT_NE(0, h);
+	EXPECT_EQ(EINVAL, query_port(fd, h, 0));
+	EXPECT_EQ(EINVAL, query_port(fd, h, 2));
+	EXPECT_EQ(EINVAL, query_port(fd, h, 0xffffffff));
+
+	gid.handle = h;
+	gid.index = 0;
+	ASSERT_EQ(0, ioctl(fd, RDMACHAN_IOC_QUERY_GID, &gid));
+	EXPECT_EQ(0xfe, gid.out_gid[0]);
+	gid.index = 1023;
+	EXPECT_EQ(-1, ioctl(fd, RDMACHAN_IOC_QUERY_GID, &gid));
+	EXPECT_EQ(ENODATA, errno);
+	gid.index = 1024;
+	EXPECT_EQ(-1, ioctl(fd, RDMACHAN_IOC_QUERY_GID, &gid));
+	EXPECT_EQ(EINVAL, errno);
+	gid.index = 0x80000000u;
+	EXPECT_EQ(-1, ioctl(fd, RDMACHAN_IOC_QUERY_GID, &gid));
+	EXPECT_EQ(EINVAL, errno);
+	gid.index = 0;
+	gid.port_num = 2;
+	EXPECT_EQ(-1, ioctl(fd, RDMACHAN_IOC_QUERY_GID, &gid));
+	EXPECT_EQ(EINVAL, errno);
+	close(fd);
+}
+
+TEST(counters_return_to_zero_on_close)
+{
+	long files = rdmachan_counter("files");
+	long contexts = rdmachan_counter("contexts");
+	int fd, i;
+
+	ASSERT_LE(0, files);
+	fd = open("/dev/rdmachan", O_RDWR);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(files + 1, rdmachan_counter("files"));
+	for (i = 0; i < 100; i++)
+		ASSERT_NE(0, rdmachan_open_context(fd, RDMACHAN_TEST_DEVICE));
+	EXPECT_EQ(contexts + 100, rdmachan_counter("contexts"));
+	close(fd);
+	EXPECT_EQ(files, rdmachan_counter("files"));
+	EXPECT_EQ(contexts, rdmachan_counter("contexts"));
+}
+
+struct race {
+	int fd;
+	volatile int stop;
+	unsigned long queries;
+};
+
+static void *query_random_handles(void *arg)
+{
+	struct race *r = arg;
+	unsigned int seed = 1;
+
+	while (!r->stop) {
+		query_port(r->fd, (__u32)(rand_r(&seed) % 8), 1);
+		r->queries++;
+	}
+	return NULL;
+}
+
+/* Destroy racing with lookups of the same handles, from two threads. */
+TEST(destroy_races_with_queries)
+{
+	struct rdmachan_destroy destroy = { .size = sizeof(destroy) };
+	long contexts = rdmachan_counter("contexts");
+	struct race r = {};
+	pthread_t thread;
+	int i;
+
+	r.fd = open("/dev/rdmachan", O_RDWR);
+	ASSERT_LE(0, r.fd);
+	ASSERT_EQ(0, pthread_create(&thread, NULL, query_random_handles, &r));
+	for (i = 0; i < 2000; i++) {
+		destroy.handle = rdmachan_open_context(r.fd, RDMACHAN_TEST_DEVICE);
+		ASSERT_NE(0, destroy.handle);
+		ASSERT_EQ(0, ioctl(r.fd, RDMACHAN_IOC_DESTROY, &destroy));
+	}
+	r.stop = 1;
+	pthread_join(thread, NULL);
+	EXPECT_LT(0, r.queries);
+	EXPECT_EQ(contexts, rdmachan_counter("contexts"));
+	close(r.fd);
+}
+
+TEST_HARNESS_MAIN
