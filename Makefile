@@ -101,7 +101,7 @@ checkpatch:
 		-f kmod/*.c kmod/*.h uapi/*.h
 
 install: all
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) modules_install
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/rdmachan
 	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
 	ln -sf librdmachan.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/librdmachan.so
