@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rdmachan: live-object counters in debugfs (rdmachan/objects), so tests
- * and users can see leaks and objects that outlive their files.
+ * rdmachan: live-object counters in debugfs, so tests and users can see
+ * leaks and objects that outlive their files: rdmachan/objects for the
+ * module, rdmachan/files/<tgid>-<n> for each open file.
  */
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
@@ -18,6 +19,8 @@ static const char *const rdmachan_counter_names[RDMACHAN_NR_COUNTERS] = {
 };
 
 static struct dentry *rdmachan_debugfs_dir;
+static struct dentry *rdmachan_debugfs_files;
+static atomic64_t rdmachan_file_seq;
 
 void rdmachan_count_inc(enum rdmachan_counter counter)
 {
@@ -40,11 +43,55 @@ static int objects_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(objects);
 
+static const char *const rdmachan_object_names[] = {
+	[RDMACHAN_OBJ_DEVICE_CONTEXT] = "contexts",
+};
+
+static int file_objects_show(struct seq_file *s, void *unused)
+{
+	unsigned long counts[ARRAY_SIZE(rdmachan_object_names)] = {};
+	struct rdmachan_file *file = s->private;
+	struct rdmachan_object *obj;
+	unsigned long handle;
+	int i;
+
+	xa_lock(&file->objects);
+	xa_for_each(&file->objects, handle, obj)
+		if (obj->type < ARRAY_SIZE(counts))
+			counts[obj->type]++;
+	xa_unlock(&file->objects);
+
+	seq_printf(s, "owner %d\n", pid_nr(file->owner));
+	for (i = 0; i < ARRAY_SIZE(counts); i++)
+		if (rdmachan_object_names[i])
+			seq_printf(s, "%s %lu\n", rdmachan_object_names[i],
+				   counts[i]);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(file_objects);
+
+void rdmachan_debugfs_add_file(struct rdmachan_file *file)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "%d-%lld", pid_nr(file->owner),
+		 atomic64_inc_return(&rdmachan_file_seq));
+	file->debugfs = debugfs_create_file(name, 0444, rdmachan_debugfs_files,
+					    file, &file_objects_fops);
+}
+
+void rdmachan_debugfs_remove_file(struct rdmachan_file *file)
+{
+	debugfs_remove(file->debugfs);
+}
+
 void rdmachan_debugfs_init(void)
 {
 	rdmachan_debugfs_dir = debugfs_create_dir("rdmachan", NULL);
 	debugfs_create_file("objects", 0444, rdmachan_debugfs_dir, NULL,
 			    &objects_fops);
+	rdmachan_debugfs_files = debugfs_create_dir("files",
+						    rdmachan_debugfs_dir);
 }
 
 void rdmachan_debugfs_exit(void)

@@ -115,6 +115,7 @@ static int rdmachan_open(struct inode *inode, struct file *filp)
 	xa_init_flags(&file->objects, XA_FLAGS_ALLOC1);
 	file->owner = get_pid(task_tgid(current));
 	filp->private_data = file;
+	rdmachan_debugfs_add_file(file);
 	rdmachan_count_inc(RDMACHAN_COUNT_FILES);
 	return nonseekable_open(inode, filp);
 }
@@ -123,6 +124,8 @@ static int rdmachan_release(struct inode *inode, struct file *filp)
 {
 	struct rdmachan_file *file = filp->private_data;
 
+	/* Waits for readers of the file's debugfs entry. */
+	rdmachan_debugfs_remove_file(file);
 	rdmachan_objects_release(file);
 	xa_destroy(&file->objects);
 	put_pid(file->owner);

@@ -37,6 +37,8 @@ void rdmachan_device_exit(struct rdmachan_device *dev);
 struct rdmachan_file {
 	struct xarray objects;
 	struct pid *owner;
+	/* rdmachan/files/<tgid>-<n> in debugfs: this file's objects */
+	struct dentry *debugfs;
 };
 
 enum rdmachan_object_type {
@@ -102,5 +104,7 @@ void rdmachan_count_inc(enum rdmachan_counter counter);
 void rdmachan_count_dec(enum rdmachan_counter counter);
 void rdmachan_debugfs_init(void);
 void rdmachan_debugfs_exit(void);
+void rdmachan_debugfs_add_file(struct rdmachan_file *file);
+void rdmachan_debugfs_remove_file(struct rdmachan_file *file);
 
 #endif /* RDMACHAN_KMOD_H */

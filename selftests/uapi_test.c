@@ -4,6 +4,7 @@
  * zero-tail, reserved, flag and bad-pointer arguments, unknown commands,
  * handles of other files and of destroyed objects.
  */
+#include <glob.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <sys/mman.h>
@@ -466,6 +467,62 @@ TEST(counters_return_to_zero_on_close)
 	close(fd);
 	EXPECT_EQ(files, rdmachan_counter("files"));
 	EXPECT_EQ(contexts, rdmachan_counter("contexts"));
+}
+
+/* Path of this process's only debugfs file entry, or "" if it has none. */
+static int my_debugfs_entry(char *path, size_t len)
+{
+	char pattern[128];
+	glob_t g;
+	int n;
+
+	snprintf(pattern, sizeof(pattern),
+		 "/sys/kernel/debug/rdmachan/files/%d-*", getpid());
+	path[0] = '\0';
+	if (glob(pattern, 0, NULL, &g))
+		return 0;
+	n = (int)g.gl_pathc;
+	snprintf(path, len, "%s", g.gl_pathv[0]);
+	globfree(&g);
+	return n;
+}
+
+static long entry_value(const char *path, const char *key)
+{
+	FILE *f = fopen(path, "r");
+	char k[32];
+	long v, ret = -1;
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%31s %ld", k, &v) == 2)
+		if (!strcmp(k, key))
+			ret = v;
+	fclose(f);
+	return ret;
+}
+
+TEST(per_file_debugfs_entry)
+{
+	struct rdmachan_destroy destroy = { .size = sizeof(destroy) };
+	char path[256];
+	int fd, i;
+
+	EXPECT_EQ(0, my_debugfs_entry(path, sizeof(path)));
+	fd = open("/dev/rdmachan", O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(1, my_debugfs_entry(path, sizeof(path)));
+	EXPECT_EQ(getpid(), entry_value(path, "owner"));
+	EXPECT_EQ(0, entry_value(path, "contexts"));
+	for (i = 0; i < 3; i++) {
+		destroy.handle = rdmachan_open_context(fd, RDMACHAN_TEST_DEVICE);
+		ASSERT_NE(0, destroy.handle);
+	}
+	EXPECT_EQ(3, entry_value(path, "contexts"));
+	ASSERT_EQ(0, ioctl(fd, RDMACHAN_IOC_DESTROY, &destroy));
+	EXPECT_EQ(2, entry_value(path, "contexts"));
+	close(fd);
+	EXPECT_EQ(0, my_debugfs_entry(path, sizeof(path)));
 }
 
 struct race {
