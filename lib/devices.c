@@ -38,12 +38,7 @@ int rdmachan_open_fd(void)
 
 int rdmachan_ioctl(int fd, unsigned long cmd, void *arg)
 {
-	int ret;
-
-	do {
-		ret = ioctl(fd, cmd, arg);
-	} while (ret < 0 && errno == EINTR);
-	return ret;
+	return ioctl(fd, cmd, arg);
 }
 
 RDMACHAN_EXPORT int rdmachan_get_info(uint32_t *abi_version, uint64_t *features)

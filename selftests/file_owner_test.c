@@ -13,15 +13,6 @@
 #include "rdmachan_test.h"
 #include "kselftest_harness.h"
 
-static int query_port(int fd, __u32 handle)
-{
-	struct rdmachan_query_port cmd = {
-		.size = sizeof(cmd), .handle = handle, .port_num = 1,
-	};
-
-	return ioctl(fd, RDMACHAN_IOC_QUERY_PORT, &cmd) ? errno : 0;
-}
-
 static int get_info(int fd)
 {
 	struct rdmachan_get_info cmd = { .size = sizeof(cmd) };
@@ -49,7 +40,7 @@ static int child_is_refused(int fd, __u32 handle)
 		.size = sizeof(destroy), .handle = handle,
 	};
 
-	if (get_info(fd) != EACCES || query_port(fd, handle) != EACCES)
+	if (get_info(fd) != EACCES || rdmachan_query_port(fd, handle, 1) != EACCES)
 		return 1;
 	if (ioctl(fd, RDMACHAN_IOC_DESTROY, &destroy) != -1 || errno != EACCES)
 		return 2;
@@ -73,7 +64,7 @@ TEST(forked_child_gets_eacces)
 	EXPECT_EQ(0, in_child(child_is_refused, fd, handle));
 	/* the parent is unaffected, its object intact */
 	EXPECT_EQ(0, get_info(fd));
-	EXPECT_EQ(0, query_port(fd, handle));
+	EXPECT_EQ(0, rdmachan_query_port(fd, handle, 1));
 	EXPECT_EQ(contexts + 1, rdmachan_counter("contexts"));
 	close(fd);
 	EXPECT_EQ(contexts, rdmachan_counter("contexts"));

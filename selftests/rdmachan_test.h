@@ -22,10 +22,10 @@
 #define RDMACHAN_TEST_DEVICE "rxe0"
 #define __maybe_unused __attribute__((unused))
 
-/* Value of one counter in debugfs rdmachan/objects, or -1. */
-static __maybe_unused long rdmachan_counter(const char *name)
+/* Value of @name in a file of "key value" lines, or -1. */
+static __maybe_unused long read_key_value(const char *path, const char *name)
 {
-	FILE *f = fopen("/sys/kernel/debug/rdmachan/objects", "r");
+	FILE *f = fopen(path, "r");
 	char key[32];
 	long val, ret = -1;
 
@@ -37,6 +37,22 @@ static __maybe_unused long rdmachan_counter(const char *name)
 	}
 	fclose(f);
 	return ret;
+}
+
+/* Value of one module-wide counter in debugfs rdmachan/objects, or -1. */
+static __maybe_unused long rdmachan_counter(const char *name)
+{
+	return read_key_value("/sys/kernel/debug/rdmachan/objects", name);
+}
+
+/* RDMACHAN_IOC_QUERY_PORT on @handle: 0 or the errno. */
+static __maybe_unused int rdmachan_query_port(int fd, __u32 handle, __u32 port)
+{
+	struct rdmachan_query_port cmd = {
+		.size = sizeof(cmd), .handle = handle, .port_num = port,
+	};
+
+	return ioctl(fd, RDMACHAN_IOC_QUERY_PORT, &cmd) ? errno : 0;
 }
 
 /* First line of a sysfs file, without the newline; "" when unreadable. */

@@ -377,15 +377,6 @@ TEST(open_device_unknown_index_is_enodev)
 	close(fd);
 }
 
-static int query_port(int fd, __u32 handle, __u32 port)
-{
-	struct rdmachan_query_port cmd = {
-		.size = sizeof(cmd), .handle = handle, .port_num = port,
-	};
-
-	return ioctl(fd, RDMACHAN_IOC_QUERY_PORT, &cmd) ? errno : 0;
-}
-
 TEST(handles_of_other_files_and_destroyed_objects)
 {
 	struct rdmachan_destroy destroy = { .size = sizeof(destroy) };
@@ -399,21 +390,21 @@ TEST(handles_of_other_files_and_destroyed_objects)
 	ASSERT_NE(0, h1);
 	h2 = rdmachan_open_context(fd2, RDMACHAN_TEST_DEVICE);
 	ASSERT_NE(0, h2);
-	EXPECT_EQ(0, query_port(fd1, h1, 1));
+	EXPECT_EQ(0, rdmachan_query_port(fd1, h1, 1));
 
 	/* fd2 may happen to use the same number: an unused one is foreign */
-	EXPECT_EQ(ENOENT, query_port(fd2, h2 + 1, 1));
-	EXPECT_EQ(ENOENT, query_port(fd1, h1 + 1000, 1));
-	EXPECT_EQ(ENOENT, query_port(fd1, 0, 1));
-	EXPECT_EQ(ENOENT, query_port(fd1, 0xffffffff, 1));
+	EXPECT_EQ(ENOENT, rdmachan_query_port(fd2, h2 + 1, 1));
+	EXPECT_EQ(ENOENT, rdmachan_query_port(fd1, h1 + 1000, 1));
+	EXPECT_EQ(ENOENT, rdmachan_query_port(fd1, 0, 1));
+	EXPECT_EQ(ENOENT, rdmachan_query_port(fd1, 0xffffffff, 1));
 
 	destroy.handle = h1;
 	EXPECT_EQ(0, ioctl(fd1, RDMACHAN_IOC_DESTROY, &destroy));
-	EXPECT_EQ(ENOENT, query_port(fd1, h1, 1));
+	EXPECT_EQ(ENOENT, rdmachan_query_port(fd1, h1, 1));
 	EXPECT_EQ(-1, ioctl(fd1, RDMACHAN_IOC_DESTROY, &destroy));
 	EXPECT_EQ(ENOENT, errno);
 	/* the other file's object is untouched */
-	EXPECT_EQ(0, query_port(fd2, h2, 1));
+	EXPECT_EQ(0, rdmachan_query_port(fd2, h2, 1));
 	close(fd1);
 	close(fd2);
 }
@@ -427,9 +418,9 @@ TEST(bad_ports_and_gid_indices)
 	ASSERT_LE(0, fd);
 	h = rdmachan_open_context(fd, RDMACHAN_TEST_DEVICE);
 	ASSERT_NE(0, h);
-	EXPECT_EQ(EINVAL, query_port(fd, h, 0));
-	EXPECT_EQ(EINVAL, query_port(fd, h, 2));
-	EXPECT_EQ(EINVAL, query_port(fd, h, 0xffffffff));
+	EXPECT_EQ(EINVAL, rdmachan_query_port(fd, h, 0));
+	EXPECT_EQ(EINVAL, rdmachan_query_port(fd, h, 2));
+	EXPECT_EQ(EINVAL, rdmachan_query_port(fd, h, 0xffffffff));
 
 	gid.handle = h;
 	gid.index = 0;
@@ -487,21 +478,6 @@ static int my_debugfs_entry(char *path, size_t len)
 	return n;
 }
 
-static long entry_value(const char *path, const char *key)
-{
-	FILE *f = fopen(path, "r");
-	char k[32];
-	long v, ret = -1;
-
-	if (!f)
-		return -1;
-	while (fscanf(f, "%31s %ld", k, &v) == 2)
-		if (!strcmp(k, key))
-			ret = v;
-	fclose(f);
-	return ret;
-}
-
 TEST(per_file_debugfs_entry)
 {
 	struct rdmachan_destroy destroy = { .size = sizeof(destroy) };
@@ -512,15 +488,15 @@ TEST(per_file_debugfs_entry)
 	fd = open("/dev/rdmachan", O_RDWR);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(1, my_debugfs_entry(path, sizeof(path)));
-	EXPECT_EQ(getpid(), entry_value(path, "owner"));
-	EXPECT_EQ(0, entry_value(path, "contexts"));
+	EXPECT_EQ(getpid(), read_key_value(path, "owner"));
+	EXPECT_EQ(0, read_key_value(path, "contexts"));
 	for (i = 0; i < 3; i++) {
 		destroy.handle = rdmachan_open_context(fd, RDMACHAN_TEST_DEVICE);
 		ASSERT_NE(0, destroy.handle);
 	}
-	EXPECT_EQ(3, entry_value(path, "contexts"));
+	EXPECT_EQ(3, read_key_value(path, "contexts"));
 	ASSERT_EQ(0, ioctl(fd, RDMACHAN_IOC_DESTROY, &destroy));
-	EXPECT_EQ(2, entry_value(path, "contexts"));
+	EXPECT_EQ(2, read_key_value(path, "contexts"));
 	close(fd);
 	EXPECT_EQ(0, my_debugfs_entry(path, sizeof(path)));
 }
@@ -537,7 +513,7 @@ static void *query_random_handles(void *arg)
 	unsigned int seed = 1;
 
 	while (!r->stop) {
-		query_port(r->fd, (__u32)(rand_r(&seed) % 8), 1);
+		rdmachan_query_port(r->fd, (__u32)(rand_r(&seed) % 8), 1);
 		r->queries++;
 	}
 	return NULL;
