@@ -16,6 +16,8 @@ static const char *const rdmachan_counter_names[RDMACHAN_NR_COUNTERS] = {
 	[RDMACHAN_COUNT_FILES] = "files",
 	[RDMACHAN_COUNT_DEVICES] = "devices",
 	[RDMACHAN_COUNT_CONTEXTS] = "contexts",
+	[RDMACHAN_COUNT_CM_IDS] = "cm_ids",
+	[RDMACHAN_COUNT_CM_EVENTS] = "cm_events",
 };
 
 static struct dentry *rdmachan_debugfs_dir;
@@ -45,7 +47,26 @@ DEFINE_SHOW_ATTRIBUTE(objects);
 
 static const char *const rdmachan_object_names[] = {
 	[RDMACHAN_OBJ_DEVICE_CONTEXT] = "contexts",
+	[RDMACHAN_OBJ_CM_ID] = "cm_ids",
 };
+
+/*
+ * "unacked <event handle> <type> cm_id <handle>" per event read and not
+ * acknowledged, also for ids that are being destroyed.
+ */
+static void file_unacked_show(struct seq_file *s, struct rdmachan_file *file)
+{
+	struct rdmachan_cm_event_entry *entry;
+	unsigned long handle;
+
+	/* An ack erases the entry under this lock before it frees it. */
+	xa_lock(&file->delivered);
+	xa_for_each(&file->delivered, handle, entry)
+		seq_printf(s, "unacked %lu %s cm_id %u\n", handle,
+			   rdmachan_cm_event_name(entry->uevent.event),
+			   entry->uevent.id_handle);
+	xa_unlock(&file->delivered);
+}
 
 static int file_objects_show(struct seq_file *s, void *unused)
 {
@@ -66,6 +87,7 @@ static int file_objects_show(struct seq_file *s, void *unused)
 		if (rdmachan_object_names[i])
 			seq_printf(s, "%s %lu\n", rdmachan_object_names[i],
 				   counts[i]);
+	file_unacked_show(s, file);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(file_objects);

@@ -5,6 +5,7 @@
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -22,6 +23,12 @@ struct rdmachan_ioctl_op {
 
 #define RDMACHAN_OP(_nr, _struct, _handler) \
 	[_nr] = { .size = sizeof(struct _struct), .handler = _handler }
+#define RDMACHAN_OP_FLAGS(_nr, _struct, _handler, _flags) \
+	[_nr] = { .size = sizeof(struct _struct), .handler = _handler, \
+		  .known_flags = _flags }
+#define RDMACHAN_OP_NO_OUTPUT(_nr, _struct, _handler) \
+	[_nr] = { .size = sizeof(struct _struct), .handler = _handler, \
+		  .no_output = true }
 
 static const struct rdmachan_ioctl_op rdmachan_ops[] = {
 	RDMACHAN_OP(RDMACHAN_CMD_GET_INFO, rdmachan_get_info,
@@ -30,17 +37,46 @@ static const struct rdmachan_ioctl_op rdmachan_ops[] = {
 		    rdmachan_cmd_list_devices),
 	RDMACHAN_OP(RDMACHAN_CMD_OPEN_DEVICE, rdmachan_open_device,
 		    rdmachan_cmd_open_device),
-	[RDMACHAN_CMD_DESTROY] = {
-		.size = sizeof(struct rdmachan_destroy),
-		.no_output = true,
-		.handler = rdmachan_cmd_destroy,
-	},
+	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_DESTROY, rdmachan_destroy,
+			      rdmachan_cmd_destroy),
 	RDMACHAN_OP(RDMACHAN_CMD_QUERY_DEVICE, rdmachan_query_device,
 		    rdmachan_cmd_query_device),
 	RDMACHAN_OP(RDMACHAN_CMD_QUERY_PORT, rdmachan_query_port,
 		    rdmachan_cmd_query_port),
 	RDMACHAN_OP(RDMACHAN_CMD_QUERY_GID, rdmachan_query_gid,
 		    rdmachan_cmd_query_gid),
+	RDMACHAN_OP(RDMACHAN_CMD_CREATE_ID, rdmachan_create_id,
+		    rdmachan_cmd_create_id),
+	RDMACHAN_OP(RDMACHAN_CMD_BIND_ADDR, rdmachan_bind_addr,
+		    rdmachan_cmd_bind_addr),
+	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_RESOLVE_ADDR, rdmachan_resolve_addr,
+			      rdmachan_cmd_resolve_addr),
+	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_RESOLVE_ROUTE, rdmachan_id_cmd,
+			      rdmachan_cmd_resolve_route),
+	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_LISTEN, rdmachan_id_cmd,
+			      rdmachan_cmd_listen),
+	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_CONNECT, rdmachan_connect,
+			      rdmachan_cmd_connect),
+	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_ACCEPT, rdmachan_connect,
+			      rdmachan_cmd_accept),
+	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_REJECT, rdmachan_reject,
+			      rdmachan_cmd_reject),
+	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_DISCONNECT, rdmachan_id_cmd,
+			      rdmachan_cmd_disconnect),
+	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_ESTABLISH, rdmachan_id_cmd,
+			      rdmachan_cmd_establish),
+	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_NOTIFY, rdmachan_id_cmd,
+			      rdmachan_cmd_notify),
+	RDMACHAN_OP_FLAGS(RDMACHAN_CMD_GET_EVENTS, rdmachan_get_events,
+			  rdmachan_cmd_get_events, RDMACHAN_GET_EVENTS_NONBLOCK),
+	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_ACK_EVENTS, rdmachan_get_events,
+			      rdmachan_cmd_ack_events),
+	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_SET_OPTION, rdmachan_set_option,
+			      rdmachan_cmd_set_option),
+	RDMACHAN_OP(RDMACHAN_CMD_INIT_QP_ATTR, rdmachan_init_qp_attr,
+		    rdmachan_cmd_init_qp_attr),
+	RDMACHAN_OP(RDMACHAN_CMD_MIGRATE_ID, rdmachan_migrate_id,
+		    rdmachan_cmd_migrate_id),
 };
 
 /* Large enough for the argument of any command. */
@@ -52,6 +88,16 @@ union rdmachan_ioctl_buf {
 	struct rdmachan_query_device query_device;
 	struct rdmachan_query_port query_port;
 	struct rdmachan_query_gid query_gid;
+	struct rdmachan_create_id create_id;
+	struct rdmachan_bind_addr bind_addr;
+	struct rdmachan_resolve_addr resolve_addr;
+	struct rdmachan_id_cmd id_cmd;
+	struct rdmachan_connect connect;
+	struct rdmachan_reject reject;
+	struct rdmachan_get_events get_events;
+	struct rdmachan_set_option set_option;
+	struct rdmachan_init_qp_attr init_qp_attr;
+	struct rdmachan_migrate_id migrate_id;
 };
 
 struct rdmachan_ioctl_header {
@@ -63,7 +109,7 @@ static long rdmachan_ioctl(struct file *filp, unsigned int cmd,
 			   unsigned long uarg)
 {
 	struct rdmachan_file *file = filp->private_data;
-	struct rdmachan_call call = { .file = file };
+	struct rdmachan_call call = { .filp = filp, .file = file };
 	void __user *argp = (void __user *)uarg;
 	const struct rdmachan_ioctl_op *op;
 	union rdmachan_ioctl_buf buf;
@@ -113,6 +159,7 @@ static int rdmachan_open(struct inode *inode, struct file *filp)
 	if (!file)
 		return -ENOMEM;
 	xa_init_flags(&file->objects, XA_FLAGS_ALLOC1);
+	rdmachan_cm_file_init(file);
 	file->owner = get_pid(task_tgid(current));
 	filp->private_data = file;
 	rdmachan_debugfs_add_file(file);
@@ -127,6 +174,7 @@ static int rdmachan_release(struct inode *inode, struct file *filp)
 	/* Waits for readers of the file's debugfs entry. */
 	rdmachan_debugfs_remove_file(file);
 	rdmachan_objects_release(file);
+	rdmachan_cm_file_release(file);
 	xa_destroy(&file->objects);
 	put_pid(file->owner);
 	kfree(file);
@@ -134,14 +182,28 @@ static int rdmachan_release(struct inode *inode, struct file *filp)
 	return 0;
 }
 
+static __poll_t rdmachan_poll(struct file *filp, struct poll_table_struct *wait)
+{
+	struct rdmachan_file *file = filp->private_data;
+
+	poll_wait(filp, &file->events_wait, wait);
+	return rdmachan_cm_events_pending(file) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
 static const struct file_operations rdmachan_fops = {
 	.owner = THIS_MODULE,
 	.open = rdmachan_open,
 	.release = rdmachan_release,
+	.poll = rdmachan_poll,
 	.unlocked_ioctl = rdmachan_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = no_llseek,
 };
+
+bool rdmachan_is_rdmachan_file(struct file *filp)
+{
+	return filp->f_op == &rdmachan_fops;
+}
 
 static struct miscdevice rdmachan_misc = {
 	.minor = MISC_DYNAMIC_MINOR,
@@ -157,7 +219,7 @@ int rdmachan_cmd_get_info(struct rdmachan_call *call, void *arg)
 	if (cmd->__reserved)
 		return -EINVAL;
 	cmd->out_abi_version = RDMACHAN_ABI_VERSION;
-	cmd->out_features = RDMACHAN_FEATURE_DEVICE_QUERY;
+	cmd->out_features = RDMACHAN_FEATURE_DEVICE_QUERY | RDMACHAN_FEATURE_CM;
 	return 0;
 }
 

@@ -22,6 +22,19 @@ void rdmachan_object_put(struct rdmachan_object *obj)
 	kref_put(&obj->ref, rdmachan_object_release);
 }
 
+/*
+ * Handles are allocated cyclically, so a stale handle of a destroyed
+ * object does not name the next object at once.
+ */
+int rdmachan_object_alloc_handle(struct rdmachan_file *file, u32 *handle)
+{
+	int ret;
+
+	ret = xa_alloc_cyclic(&file->objects, handle, NULL, xa_limit_31b,
+			      &file->next_handle, GFP_KERNEL);
+	return ret < 0 ? ret : 0;
+}
+
 /* A reserved handle reads as NULL, so nothing can look it up or destroy it. */
 int rdmachan_object_reserve(struct rdmachan_call *call,
 			    struct rdmachan_object *obj, u32 *handle)
@@ -31,8 +44,7 @@ int rdmachan_object_reserve(struct rdmachan_call *call,
 	if (WARN_ON(call->new_obj))
 		return -EINVAL;
 	kref_init(&obj->ref);
-	ret = xa_alloc(&call->file->objects, handle, NULL, xa_limit_31b,
-		       GFP_KERNEL);
+	ret = rdmachan_object_alloc_handle(call->file, handle);
 	if (ret)
 		return ret;
 	call->new_obj = obj;
@@ -50,8 +62,12 @@ void rdmachan_object_publish(struct rdmachan_call *call)
 
 void rdmachan_object_abort(struct rdmachan_call *call)
 {
+	struct rdmachan_object *obj = call->new_obj;
+
 	xa_erase(&call->file->objects, call->new_handle);
-	rdmachan_object_put(call->new_obj);
+	if (obj->destroy)
+		obj->destroy(obj, false);
+	rdmachan_object_put(obj);
 	call->new_obj = NULL;
 }
 
@@ -79,6 +95,8 @@ void rdmachan_objects_release(struct rdmachan_file *file)
 
 	xa_for_each(&file->objects, handle, obj) {
 		xa_erase(&file->objects, handle);
+		if (obj->destroy)
+			obj->destroy(obj, false);
 		rdmachan_object_put(obj);
 	}
 }
@@ -88,6 +106,7 @@ int rdmachan_cmd_destroy(struct rdmachan_call *call, void *arg)
 	struct rdmachan_destroy *cmd = arg;
 	struct xarray *objects = &call->file->objects;
 	struct rdmachan_object *obj;
+	int ret;
 
 	if (cmd->__reserved)
 		return -EINVAL;
@@ -98,6 +117,7 @@ int rdmachan_cmd_destroy(struct rdmachan_call *call, void *arg)
 	xa_unlock(objects);
 	if (!obj)
 		return -ENOENT;
+	ret = obj->destroy ? obj->destroy(obj, true) : 0;
 	rdmachan_object_put(obj);
-	return 0;
+	return ret;
 }

@@ -6,10 +6,14 @@
 #define RDMACHAN_KMOD_H
 
 #include <linux/kref.h>
+#include <linux/mutex.h>
 #include <linux/pid.h>
 #include <linux/rwsem.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
 
 #include "../uapi/rdmachan.h"
 
@@ -33,16 +37,30 @@ void rdmachan_device_put(struct rdmachan_device *dev);
 struct ib_device *rdmachan_device_enter(struct rdmachan_device *dev);
 void rdmachan_device_exit(struct rdmachan_device *dev);
 
-/* One per open() of /dev/rdmachan. */
+/*
+ * One per open() of /dev/rdmachan; it is also the event channel of the CM
+ * ids it holds. A CM event waits on @events until it is read, then sits in
+ * @delivered under its event handle until it is acknowledged.
+ */
 struct rdmachan_file {
 	struct xarray objects;
+	u32 next_handle;
 	struct pid *owner;
 	/* rdmachan/files/<tgid>-<n> in debugfs: this file's objects */
 	struct dentry *debugfs;
+	/* guards @events and the ids' @dead flags */
+	spinlock_t events_lock;
+	struct list_head events;
+	wait_queue_head_t events_wait;
+	struct xarray delivered;
+	u32 next_event_handle;
+	/* makes a batch of acks all-or-nothing */
+	struct mutex ack_lock;
 };
 
 enum rdmachan_object_type {
 	RDMACHAN_OBJ_DEVICE_CONTEXT = 1,
+	RDMACHAN_OBJ_CM_ID,
 };
 
 /*
@@ -54,12 +72,71 @@ struct rdmachan_object {
 	struct kref ref;
 	enum rdmachan_object_type type;
 	void (*free)(struct rdmachan_object *obj);
+	/*
+	 * Optional: tears the object down once its handle is gone, before the
+	 * handle's reference is dropped. @wait is false when the file closes.
+	 */
+	int (*destroy)(struct rdmachan_object *obj, bool wait);
 };
 
 struct rdmachan_context {
 	struct rdmachan_object obj;
 	struct rdmachan_device *dev;
 };
+
+#define RDMACHAN_CM_EVENT_TYPES	(RDMA_CM_EVENT_TIMEWAIT_EXIT + 1)
+
+/*
+ * A CM id. The kernel rdma_cm_id is used under @lock and only while
+ * @cm_id is set; it is torn down (rdma_destroy_id()) on destroy, on file
+ * release, and from @removal_work when its device goes away. @file can
+ * change only in migrate, which holds the CM's handler lock.
+ */
+struct rdmachan_cm_id {
+	struct rdmachan_object obj;
+	struct rdmachan_file *file;
+	u32 handle;
+	u64 user_context;
+	/* serializes CM calls and teardown; guards @cm_id */
+	struct mutex lock;
+	struct rdma_cm_id *cm_id;
+	struct work_struct removal_work;
+	/* connect requests that may still be queued on a listener */
+	atomic_t backlog;
+	/* set under file->events_lock: no more events are queued or read */
+	bool dead;
+	/* events read and not yet acknowledged, under @ack_lock */
+	spinlock_t ack_lock;
+	unsigned int unacked;
+	unsigned int unacked_by_type[RDMACHAN_CM_EVENT_TYPES];
+	wait_queue_head_t ack_wait;
+};
+
+/* A CM event from the queue until its acknowledgment. */
+struct rdmachan_cm_event_entry {
+	struct list_head list;
+	/* holds a reference; the listener for a connect request */
+	struct rdmachan_cm_id *id;
+	/* a connect request's new id, owned by the event until it is read */
+	struct rdmachan_cm_id *new_id;
+	struct rdmachan_cm_event uevent;
+};
+
+const char *rdmachan_cm_event_name(u32 type);
+int rdmachan_cm_event_handler(struct rdma_cm_id *cm_id,
+			      struct rdma_cm_event *event);
+struct rdmachan_cm_id *rdmachan_cm_id_new_child(struct rdmachan_cm_id *listen,
+						struct rdma_cm_id *cm_id);
+void rdmachan_cm_id_kill(struct rdmachan_cm_id *id);
+void rdmachan_cm_fill_route(struct rdma_cm_id *cm_id,
+			    struct rdmachan_cm_route *route);
+void rdmachan_cm_fill_ah_attr(const struct rdma_ah_attr *src,
+			      struct rdmachan_ah_attr *dst);
+void rdmachan_cm_drop_events(struct rdmachan_cm_id *id);
+int rdmachan_cm_wait_acks(struct rdmachan_cm_id *id);
+bool rdmachan_cm_events_pending(struct rdmachan_file *file);
+void rdmachan_cm_file_init(struct rdmachan_file *file);
+void rdmachan_cm_file_release(struct rdmachan_file *file);
 
 /*
  * One ioctl in progress. A command that creates an object reserves its
@@ -68,11 +145,13 @@ struct rdmachan_context {
  * call leaves nothing behind.
  */
 struct rdmachan_call {
+	struct file *filp;
 	struct rdmachan_file *file;
 	struct rdmachan_object *new_obj;
 	u32 new_handle;
 };
 
+int rdmachan_object_alloc_handle(struct rdmachan_file *file, u32 *handle);
 int rdmachan_object_reserve(struct rdmachan_call *call,
 			    struct rdmachan_object *obj, u32 *handle);
 void rdmachan_object_publish(struct rdmachan_call *call);
@@ -91,12 +170,31 @@ int rdmachan_cmd_destroy(struct rdmachan_call *call, void *arg);
 int rdmachan_cmd_query_device(struct rdmachan_call *call, void *arg);
 int rdmachan_cmd_query_port(struct rdmachan_call *call, void *arg);
 int rdmachan_cmd_query_gid(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_create_id(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_bind_addr(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_resolve_addr(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_resolve_route(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_listen(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_connect(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_accept(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_reject(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_disconnect(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_establish(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_notify(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_get_events(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_ack_events(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_set_option(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_init_qp_attr(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_migrate_id(struct rdmachan_call *call, void *arg);
+bool rdmachan_is_rdmachan_file(struct file *filp);
 
 /* Live-object counters, shown in debugfs. */
 enum rdmachan_counter {
 	RDMACHAN_COUNT_FILES,
 	RDMACHAN_COUNT_DEVICES,
 	RDMACHAN_COUNT_CONTEXTS,
+	RDMACHAN_COUNT_CM_IDS,
+	RDMACHAN_COUNT_CM_EVENTS,
 	RDMACHAN_NR_COUNTERS,
 };
 

@@ -19,6 +19,7 @@
 #define _UAPI_RDMACHAN_H
 
 #include <linux/ioctl.h>
+#include <linux/socket.h>
 #include <linux/types.h>
 
 #define RDMACHAN_ABI_VERSION	1
@@ -32,9 +33,11 @@
  * enum rdmachan_feature - bits of rdmachan_get_info.out_features
  * @RDMACHAN_FEATURE_DEVICE_QUERY: device list, device contexts, device,
  *	port and GID queries
+ * @RDMACHAN_FEATURE_CM: connection manager ids and their event queue
  */
 enum rdmachan_feature {
 	RDMACHAN_FEATURE_DEVICE_QUERY = 0x1,
+	RDMACHAN_FEATURE_CM = 0x2,
 };
 
 /* Node and transport types; the values are those of libibverbs. */
@@ -338,6 +341,427 @@ struct rdmachan_query_gid {
 	__u32 __reserved;
 };
 
+/*
+ * Connection manager.
+ *
+ * Every file is an event channel: CM ids are objects of the file that
+ * created them, and their events queue on that file. RDMACHAN_IOC_GET_EVENTS
+ * blocks until an event is queued unless the file is O_NONBLOCK (-EAGAIN);
+ * the file polls readable while events are queued. Each event that was
+ * read must be acknowledged with its event_handle; destroying an id
+ * (RDMACHAN_IOC_DESTROY) returns only when every event read for it has been
+ * acknowledged. Acknowledging a handle that was never read, or twice, is
+ * -ENOENT. Closing the file drops everything, acknowledged or not.
+ *
+ * Port spaces, QP types, event types, reject reasons and QP attribute
+ * masks have the values of the kernel's rdma_cm and of rdma-core.
+ */
+
+#define RDMACHAN_CM_PRIVATE_DATA_MAX	256
+#define RDMACHAN_CM_MAX_PATHS		2
+/* rdmachan_cm_route.device_index of an id not bound to a device */
+#define RDMACHAN_NO_DEVICE		0xffffffffU
+
+/**
+ * struct rdmachan_path_rec - a path record, as struct ibv_sa_path_rec
+ *
+ * The fields have the names and meaning of struct ibv_sa_path_rec; @dlid,
+ * @slid, @flow_label and @pkey are big-endian, as there.
+ */
+struct rdmachan_path_rec {
+	__u8 dgid[16];
+	__u8 sgid[16];
+	__u16 dlid;
+	__u16 slid;
+	__u32 flow_label;
+	__u8 raw_traffic;
+	__u8 hop_limit;
+	__u8 traffic_class;
+	__u8 reversible;
+	__u8 numb_path;
+	__u8 sl;
+	__u8 mtu_selector;
+	__u8 mtu;
+	__u16 pkey;
+	__u8 rate_selector;
+	__u8 rate;
+	__u8 packet_life_time_selector;
+	__u8 packet_life_time;
+	__u8 preference;
+	__u8 __reserved[9];
+};
+
+/**
+ * struct rdmachan_cm_route - what an id is bound and routed to
+ * @src_addr: local address (struct sockaddr_in or sockaddr_in6)
+ * @dst_addr: remote address, family 0 when there is none
+ * @sgid: local GID
+ * @dgid: remote GID
+ * @device_index: rdmachan_device_entry.device_index of the device the id
+ *	is bound to, RDMACHAN_NO_DEVICE when none
+ * @pkey: partition key
+ * @port_num: port of the device
+ * @num_paths: valid entries of @path
+ * @path: primary and alternate path, once the route is resolved
+ */
+struct rdmachan_cm_route {
+	struct __kernel_sockaddr_storage src_addr;
+	struct __kernel_sockaddr_storage dst_addr;
+	__u8 sgid[16];
+	__u8 dgid[16];
+	__u32 device_index;
+	__u16 pkey;
+	__u8 port_num;
+	__u8 num_paths;
+	struct rdmachan_path_rec path[RDMACHAN_CM_MAX_PATHS];
+};
+
+/**
+ * struct rdmachan_ah_attr - address handle attributes, as struct ibv_ah_attr
+ *
+ * @dgid, @flow_label, @sgid_index, @hop_limit and @traffic_class are the
+ * members of ibv_ah_attr.grh; the others have ibv_ah_attr's names.
+ */
+struct rdmachan_ah_attr {
+	__u8 dgid[16];
+	__u32 flow_label;
+	__u16 dlid;
+	__u8 sgid_index;
+	__u8 hop_limit;
+	__u8 traffic_class;
+	__u8 sl;
+	__u8 src_path_bits;
+	__u8 static_rate;
+	__u8 is_global;
+	__u8 port_num;
+	__u8 __reserved[2];
+};
+
+/**
+ * struct rdmachan_conn_param - connection parameters given to the CM
+ * @private_data: sent to the peer; the first @private_data_len bytes count
+ * @qp_num: local QP number, for an id without a kernel QP
+ * @qkey: Q_Key, for a UD id
+ * @responder_resources: as in struct rdma_conn_param
+ * @initiator_depth: as in struct rdma_conn_param
+ * @flow_control: as in struct rdma_conn_param
+ * @retry_count: as in struct rdma_conn_param
+ * @rnr_retry_count: as in struct rdma_conn_param
+ * @srq: as in struct rdma_conn_param
+ * @private_data_len: bytes of @private_data to send
+ * @__reserved: must be 0
+ */
+struct rdmachan_conn_param {
+	__u8 private_data[RDMACHAN_CM_PRIVATE_DATA_MAX];
+	__u32 qp_num;
+	__u32 qkey;
+	__u8 responder_resources;
+	__u8 initiator_depth;
+	__u8 flow_control;
+	__u8 retry_count;
+	__u8 rnr_retry_count;
+	__u8 srq;
+	__u8 private_data_len;
+	__u8 __reserved;
+};
+
+/* Bits of rdmachan_cm_event.valid */
+#define RDMACHAN_CM_EVENT_ROUTE		0x1	/* @route is set */
+#define RDMACHAN_CM_EVENT_CONN		0x2	/* connection parameters */
+#define RDMACHAN_CM_EVENT_UD		0x4	/* UD parameters */
+
+/**
+ * struct rdmachan_cm_event - one event, as RDMACHAN_IOC_GET_EVENTS returns it
+ * @user_context: rdmachan_create_id.user_context of the id
+ * @event_handle: acknowledge the event with this (RDMACHAN_IOC_ACK_EVENTS)
+ * @id_handle: the id the event is for; the listening id for a connect
+ *	request, whose ack it counts against
+ * @event: RDMA_CM_EVENT_* type
+ * @status: 0, or the negative errno or transport status the CM reported
+ * @new_id_handle: for RDMA_CM_EVENT_CONNECT_REQUEST, the new id: it is
+ *	already an object of this file and must be accepted, rejected or
+ *	destroyed; 0 otherwise
+ * @valid: RDMACHAN_CM_EVENT_* bits saying which fields below are set
+ * @qp_num: the peer's QP number (connection or UD parameters)
+ * @qkey: the peer's Q_Key (UD parameters)
+ * @responder_resources: connection parameter of the peer
+ * @initiator_depth: connection parameter of the peer
+ * @flow_control: connection parameter of the peer
+ * @retry_count: connection parameter of the peer
+ * @rnr_retry_count: connection parameter of the peer
+ * @srq: connection parameter of the peer
+ * @private_data_len: bytes of @private_data the peer sent
+ * @__reserved: 0
+ * @ah_attr: address handle to reach the peer (UD parameters)
+ * @private_data: the peer's private data
+ * @route: addresses and route of the id (of the new id for a connect
+ *	request), as the event left them
+ */
+struct rdmachan_cm_event {
+	__aligned_u64 user_context;
+	__u32 event_handle;
+	__u32 id_handle;
+	__u32 event;
+	__s32 status;
+	__u32 new_id_handle;
+	__u32 valid;
+	__u32 qp_num;
+	__u32 qkey;
+	__u8 responder_resources;
+	__u8 initiator_depth;
+	__u8 flow_control;
+	__u8 retry_count;
+	__u8 rnr_retry_count;
+	__u8 srq;
+	__u8 private_data_len;
+	__u8 __reserved;
+	struct rdmachan_ah_attr ah_attr;
+	__u8 private_data[RDMACHAN_CM_PRIVATE_DATA_MAX];
+	struct rdmachan_cm_route route;
+};
+
+/**
+ * struct rdmachan_create_id - RDMACHAN_IOC_CREATE_ID: a CM id on this file
+ * @size: sizeof(struct rdmachan_create_id)
+ * @flags: must be 0
+ * @user_context: returned in every event of the id
+ * @port_space: RDMA_PS_TCP, RDMA_PS_UDP, RDMA_PS_IPOIB or RDMA_PS_IB
+ * @qp_type: IBV_QPT_RC or IBV_QPT_UD; must suit @port_space
+ * @out_handle: handle of the new id
+ * @__reserved: must be 0
+ */
+struct rdmachan_create_id {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 user_context;
+	__u32 port_space;
+	__u32 qp_type;
+	__u32 out_handle;
+	__u32 __reserved;
+};
+
+/**
+ * struct rdmachan_bind_addr - RDMACHAN_IOC_BIND_ADDR: rdma_bind_addr()
+ * @size: sizeof(struct rdmachan_bind_addr)
+ * @flags: must be 0
+ * @handle: a CM id
+ * @__reserved: must be 0
+ * @addr: local address; wildcard address and port 0 are allowed
+ * @out_route: the id's addresses and device after the bind
+ */
+struct rdmachan_bind_addr {
+	__u32 size;
+	__u32 flags;
+	__u32 handle;
+	__u32 __reserved;
+	struct __kernel_sockaddr_storage addr;
+	struct rdmachan_cm_route out_route;
+};
+
+/**
+ * struct rdmachan_resolve_addr - RDMACHAN_IOC_RESOLVE_ADDR: rdma_resolve_addr()
+ * @size: sizeof(struct rdmachan_resolve_addr)
+ * @flags: must be 0
+ * @handle: a CM id
+ * @timeout_ms: time limit of the resolution
+ * @src_addr: local address, or family 0 for none
+ * @dst_addr: remote address
+ *
+ * Completes with RDMA_CM_EVENT_ADDR_RESOLVED or RDMA_CM_EVENT_ADDR_ERROR.
+ */
+struct rdmachan_resolve_addr {
+	__u32 size;
+	__u32 flags;
+	__u32 handle;
+	__u32 timeout_ms;
+	struct __kernel_sockaddr_storage src_addr;
+	struct __kernel_sockaddr_storage dst_addr;
+};
+
+/**
+ * struct rdmachan_id_cmd - a command on one CM id and one value
+ * @size: sizeof(struct rdmachan_id_cmd)
+ * @flags: must be 0
+ * @handle: a CM id
+ * @value: RESOLVE_ROUTE: time limit in ms; LISTEN: backlog, <= 0 for the
+ *	module's maximum; NOTIFY: the IBV_EVENT_* type; DISCONNECT and
+ *	ESTABLISH: must be 0
+ *
+ * Used by RDMACHAN_IOC_RESOLVE_ROUTE, _LISTEN, _DISCONNECT, _ESTABLISH
+ * (rdma_establish(): completes a connection after
+ * RDMA_CM_EVENT_CONNECT_RESPONSE) and _NOTIFY.
+ */
+struct rdmachan_id_cmd {
+	__u32 size;
+	__u32 flags;
+	__u32 handle;
+	__s32 value;
+};
+
+/**
+ * struct rdmachan_connect - RDMACHAN_IOC_CONNECT and RDMACHAN_IOC_ACCEPT
+ * @size: sizeof(struct rdmachan_connect)
+ * @flags: must be 0
+ * @handle: a CM id
+ * @__reserved: must be 0
+ * @user_context: ACCEPT: the id's new user_context; CONNECT: must be 0
+ * @conn: connection parameters
+ */
+struct rdmachan_connect {
+	__u32 size;
+	__u32 flags;
+	__u32 handle;
+	__u32 __reserved;
+	__aligned_u64 user_context;
+	struct rdmachan_conn_param conn;
+};
+
+/**
+ * struct rdmachan_reject - RDMACHAN_IOC_REJECT: rdma_reject()
+ * @size: sizeof(struct rdmachan_reject)
+ * @flags: must be 0
+ * @handle: a CM id of a connect request
+ * @reason: reject reason; 0 for "consumer defined"
+ * @private_data_len: bytes of @private_data to send
+ * @__reserved: must be 0
+ * @private_data: sent to the peer with the reject
+ */
+struct rdmachan_reject {
+	__u32 size;
+	__u32 flags;
+	__u32 handle;
+	__u32 reason;
+	__u32 private_data_len;
+	__u32 __reserved;
+	__u8 private_data[RDMACHAN_CM_PRIVATE_DATA_MAX];
+};
+
+/* rdmachan_get_events.flags */
+#define RDMACHAN_GET_EVENTS_NONBLOCK	0x1	/* as if the file were O_NONBLOCK */
+
+/**
+ * struct rdmachan_get_events - RDMACHAN_IOC_GET_EVENTS: read queued events
+ * @size: sizeof(struct rdmachan_get_events)
+ * @flags: RDMACHAN_GET_EVENTS_* bits
+ * @events: user pointer to an array of @max_events events
+ * @event_size: sizeof(struct rdmachan_cm_event) as the caller knows it, at
+ *	least the first layout's; the array's stride
+ * @max_events: at most this many events are returned
+ * @acks: user pointer to @num_acks event handles to acknowledge first
+ * @num_acks: number of @acks, at most RDMACHAN_MAX_ACKS
+ * @out_num_events: events written to @events
+ *
+ * Acknowledges @acks first (all or none: an unknown handle fails the call
+ * with -ENOENT before any is taken), then waits for at least one event
+ * unless @max_events is 0, and returns as many as are queued, up to
+ * @max_events. Each event goes to exactly one caller.
+ *
+ * RDMACHAN_IOC_ACK_EVENTS takes the same struct and only acknowledges:
+ * @events, @event_size and @max_events must be 0 there.
+ */
+struct rdmachan_get_events {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 events;
+	__u32 event_size;
+	__u32 max_events;
+	__aligned_u64 acks;
+	__u32 num_acks;
+	__u32 out_num_events;
+};
+
+#define RDMACHAN_MAX_ACKS	256
+
+/**
+ * struct rdmachan_set_option - RDMACHAN_IOC_SET_OPTION: rdma_set_option()
+ * @size: sizeof(struct rdmachan_set_option)
+ * @flags: must be 0
+ * @handle: a CM id
+ * @level: RDMA_OPTION_ID
+ * @optname: RDMA_OPTION_ID_TOS, _REUSEADDR, _AFONLY or _ACK_TIMEOUT
+ * @__reserved: must be 0
+ * @value: the option's value
+ *
+ * Other levels or names: -ENOPROTOOPT (rdma_set_option() reports ENOSYS).
+ */
+struct rdmachan_set_option {
+	__u32 size;
+	__u32 flags;
+	__u32 handle;
+	__u32 level;
+	__u32 optname;
+	__u32 __reserved;
+	__aligned_u64 value;
+};
+
+/**
+ * struct rdmachan_init_qp_attr - RDMACHAN_IOC_INIT_QP_ATTR: rdma_init_qp_attr()
+ * @size: sizeof(struct rdmachan_init_qp_attr)
+ * @flags: must be 0
+ * @handle: a CM id
+ * @qp_state: the IBV_QPS_* state to move a QP to
+ * @out_attr_mask: IBV_QP_* bits of the fields set below
+ * @out_qkey: see struct ibv_qp_attr
+ * @out_rq_psn: see struct ibv_qp_attr
+ * @out_sq_psn: see struct ibv_qp_attr
+ * @out_dest_qp_num: see struct ibv_qp_attr
+ * @out_qp_access_flags: see struct ibv_qp_attr
+ * @out_pkey_index: see struct ibv_qp_attr
+ * @out_path_mtu: see struct ibv_qp_attr
+ * @out_port_num: see struct ibv_qp_attr
+ * @out_max_rd_atomic: see struct ibv_qp_attr
+ * @out_max_dest_rd_atomic: see struct ibv_qp_attr
+ * @out_min_rnr_timer: see struct ibv_qp_attr
+ * @out_timeout: see struct ibv_qp_attr
+ * @out_retry_cnt: see struct ibv_qp_attr
+ * @out_rnr_retry: see struct ibv_qp_attr
+ * @out_ah_attr: see struct ibv_qp_attr
+ */
+struct rdmachan_init_qp_attr {
+	__u32 size;
+	__u32 flags;
+	__u32 handle;
+	__u32 qp_state;
+	__u32 out_attr_mask;
+	__u32 out_qkey;
+	__u32 out_rq_psn;
+	__u32 out_sq_psn;
+	__u32 out_dest_qp_num;
+	__u32 out_qp_access_flags;
+	__u16 out_pkey_index;
+	__u8 out_path_mtu;
+	__u8 out_port_num;
+	__u8 out_max_rd_atomic;
+	__u8 out_max_dest_rd_atomic;
+	__u8 out_min_rnr_timer;
+	__u8 out_timeout;
+	__u8 out_retry_cnt;
+	__u8 out_rnr_retry;
+	__u8 __reserved[6];
+	struct rdmachan_ah_attr out_ah_attr;
+};
+
+/**
+ * struct rdmachan_migrate_id - RDMACHAN_IOC_MIGRATE_ID: rdma_migrate_id()
+ * @size: sizeof(struct rdmachan_migrate_id)
+ * @flags: must be 0
+ * @fd: the /dev/rdmachan file the id belongs to now, of the same process
+ * @handle: the id's handle in that file
+ * @out_handle: the id's handle in the file this ioctl is called on
+ * @__reserved: must be 0
+ *
+ * Waits until every event read for the id on its old file has been
+ * acknowledged, then moves the id and its queued events to this file.
+ */
+struct rdmachan_migrate_id {
+	__u32 size;
+	__u32 flags;
+	__s32 fd;
+	__u32 handle;
+	__u32 out_handle;
+	__u32 __reserved;
+};
+
 enum rdmachan_ioctl_nr {
 	RDMACHAN_CMD_GET_INFO = 0x00,
 	RDMACHAN_CMD_LIST_DEVICES,
@@ -346,6 +770,22 @@ enum rdmachan_ioctl_nr {
 	RDMACHAN_CMD_QUERY_DEVICE,
 	RDMACHAN_CMD_QUERY_PORT,
 	RDMACHAN_CMD_QUERY_GID,
+	RDMACHAN_CMD_CREATE_ID,
+	RDMACHAN_CMD_BIND_ADDR,
+	RDMACHAN_CMD_RESOLVE_ADDR,
+	RDMACHAN_CMD_RESOLVE_ROUTE,
+	RDMACHAN_CMD_LISTEN,
+	RDMACHAN_CMD_CONNECT,
+	RDMACHAN_CMD_ACCEPT,
+	RDMACHAN_CMD_REJECT,
+	RDMACHAN_CMD_DISCONNECT,
+	RDMACHAN_CMD_ESTABLISH,
+	RDMACHAN_CMD_NOTIFY,
+	RDMACHAN_CMD_GET_EVENTS,
+	RDMACHAN_CMD_ACK_EVENTS,
+	RDMACHAN_CMD_SET_OPTION,
+	RDMACHAN_CMD_INIT_QP_ATTR,
+	RDMACHAN_CMD_MIGRATE_ID,
 };
 
 #define RDMACHAN_IOC_GET_INFO \
@@ -362,5 +802,37 @@ enum rdmachan_ioctl_nr {
 	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_QUERY_PORT, struct rdmachan_query_port)
 #define RDMACHAN_IOC_QUERY_GID \
 	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_QUERY_GID, struct rdmachan_query_gid)
+#define RDMACHAN_IOC_CREATE_ID \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_CREATE_ID, struct rdmachan_create_id)
+#define RDMACHAN_IOC_BIND_ADDR \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_BIND_ADDR, struct rdmachan_bind_addr)
+#define RDMACHAN_IOC_RESOLVE_ADDR \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_RESOLVE_ADDR, struct rdmachan_resolve_addr)
+#define RDMACHAN_IOC_RESOLVE_ROUTE \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_RESOLVE_ROUTE, struct rdmachan_id_cmd)
+#define RDMACHAN_IOC_LISTEN \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_LISTEN, struct rdmachan_id_cmd)
+#define RDMACHAN_IOC_CONNECT \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_CONNECT, struct rdmachan_connect)
+#define RDMACHAN_IOC_ACCEPT \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_ACCEPT, struct rdmachan_connect)
+#define RDMACHAN_IOC_REJECT \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_REJECT, struct rdmachan_reject)
+#define RDMACHAN_IOC_DISCONNECT \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_DISCONNECT, struct rdmachan_id_cmd)
+#define RDMACHAN_IOC_ESTABLISH \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_ESTABLISH, struct rdmachan_id_cmd)
+#define RDMACHAN_IOC_NOTIFY \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_NOTIFY, struct rdmachan_id_cmd)
+#define RDMACHAN_IOC_GET_EVENTS \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_GET_EVENTS, struct rdmachan_get_events)
+#define RDMACHAN_IOC_ACK_EVENTS \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_ACK_EVENTS, struct rdmachan_get_events)
+#define RDMACHAN_IOC_SET_OPTION \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_SET_OPTION, struct rdmachan_set_option)
+#define RDMACHAN_IOC_INIT_QP_ATTR \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_INIT_QP_ATTR, struct rdmachan_init_qp_attr)
+#define RDMACHAN_IOC_MIGRATE_ID \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_MIGRATE_ID, struct rdmachan_migrate_id)
 
 #endif /* _UAPI_RDMACHAN_H */

@@ -1,0 +1,719 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmachan: CM ids and the rdma_cm operations on them.
+ *
+ * Every operation runs under the id's mutex and only while the kernel
+ * rdma_cm_id exists, so it never races with teardown. The CM's event
+ * handler never takes that mutex: teardown may wait for a handler to end
+ * while holding it.
+ */
+#include <linux/file.h>
+#include <linux/slab.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_cm.h>
+#include <rdma/ib_sa.h>
+
+#include "rdmachan.h"
+
+/* As ucma's default rdma_cm max_backlog. */
+#define RDMACHAN_MAX_BACKLOG	1024
+#define RDMACHAN_ACK_WAIT_LOG_SECS	5
+
+static void rdmachan_cm_id_free(struct rdmachan_object *obj)
+{
+	struct rdmachan_cm_id *id = container_of(obj, struct rdmachan_cm_id, obj);
+
+	WARN_ON(id->cm_id);
+	mutex_destroy(&id->lock);
+	kfree(id);
+	rdmachan_count_dec(RDMACHAN_COUNT_CM_IDS);
+}
+
+static void rdmachan_cm_id_teardown(struct rdmachan_cm_id *id)
+{
+	struct rdma_cm_id *cm_id;
+
+	mutex_lock(&id->lock);
+	cm_id = id->cm_id;
+	id->cm_id = NULL;
+	mutex_unlock(&id->lock);
+	/* Waits for running handlers; no event is reported after it. */
+	if (cm_id)
+		rdma_destroy_id(cm_id);
+}
+
+/* The CM waits in device removal until every id on the device is gone. */
+static void rdmachan_cm_removal_work(struct work_struct *work)
+{
+	struct rdmachan_cm_id *id =
+		container_of(work, struct rdmachan_cm_id, removal_work);
+
+	rdmachan_cm_id_teardown(id);
+	rdmachan_object_put(&id->obj);
+}
+
+/* Ends the id's life in the CM and drops its unread events. */
+void rdmachan_cm_id_kill(struct rdmachan_cm_id *id)
+{
+	rdmachan_cm_id_teardown(id);
+	if (cancel_work_sync(&id->removal_work))
+		rdmachan_object_put(&id->obj);
+	rdmachan_cm_drop_events(id);
+}
+
+static int rdmachan_cm_id_destroy(struct rdmachan_object *obj, bool wait)
+{
+	struct rdmachan_cm_id *id = container_of(obj, struct rdmachan_cm_id, obj);
+
+	rdmachan_cm_id_kill(id);
+	return wait ? rdmachan_cm_wait_acks(id) : 0;
+}
+
+static struct rdmachan_cm_id *rdmachan_cm_id_alloc(struct rdmachan_file *file,
+						   gfp_t gfp)
+{
+	struct rdmachan_cm_id *id;
+
+	id = kzalloc(sizeof(*id), gfp);
+	if (!id)
+		return NULL;
+	kref_init(&id->obj.ref);
+	id->obj.type = RDMACHAN_OBJ_CM_ID;
+	id->obj.free = rdmachan_cm_id_free;
+	id->obj.destroy = rdmachan_cm_id_destroy;
+	id->file = file;
+	mutex_init(&id->lock);
+	INIT_WORK(&id->removal_work, rdmachan_cm_removal_work);
+	spin_lock_init(&id->ack_lock);
+	init_waitqueue_head(&id->ack_wait);
+	rdmachan_count_inc(RDMACHAN_COUNT_CM_IDS);
+	return id;
+}
+
+static bool rdmachan_cm_ps_valid(u32 ps, u32 qp_type)
+{
+	switch (ps) {
+	case RDMA_PS_TCP:
+		return qp_type == IB_QPT_RC;
+	case RDMA_PS_UDP:
+	case RDMA_PS_IPOIB:
+		return qp_type == IB_QPT_UD;
+	case RDMA_PS_IB:
+		return qp_type == IB_QPT_RC || qp_type == IB_QPT_UD;
+	default:
+		return false;
+	}
+}
+
+int rdmachan_cmd_create_id(struct rdmachan_call *call, void *arg)
+{
+	struct rdmachan_create_id *cmd = arg;
+	struct rdmachan_cm_id *id;
+	struct rdma_cm_id *cm_id;
+	int ret;
+
+	if (cmd->__reserved)
+		return -EINVAL;
+	if (!rdmachan_cm_ps_valid(cmd->port_space, cmd->qp_type))
+		return -EINVAL;
+	id = rdmachan_cm_id_alloc(call->file, GFP_KERNEL);
+	if (!id)
+		return -ENOMEM;
+	id->user_context = cmd->user_context;
+	ret = rdmachan_object_reserve(call, &id->obj, &cmd->out_handle);
+	if (ret) {
+		rdmachan_object_put(&id->obj);
+		return ret;
+	}
+	id->handle = cmd->out_handle;
+	cm_id = rdma_create_user_id(rdmachan_cm_event_handler, id,
+				    cmd->port_space, cmd->qp_type);
+	if (IS_ERR(cm_id))
+		return PTR_ERR(cm_id);
+	id->cm_id = cm_id;
+	return 0;
+}
+
+/*
+ * A connect request's new id, made from the CM's handler. It gets its
+ * handle now, unreadable until the request is read, so the events that
+ * may follow the request already name it.
+ */
+struct rdmachan_cm_id *rdmachan_cm_id_new_child(struct rdmachan_cm_id *listen,
+						struct rdma_cm_id *cm_id)
+{
+	struct rdmachan_file *file = listen->file;
+	struct rdmachan_cm_id *id;
+
+	id = rdmachan_cm_id_alloc(file, GFP_KERNEL);
+	if (!id)
+		return NULL;
+	if (rdmachan_object_alloc_handle(file, &id->handle)) {
+		rdmachan_object_put(&id->obj);
+		return NULL;
+	}
+	id->user_context = READ_ONCE(listen->user_context);
+	id->cm_id = cm_id;
+	cm_id->context = id;
+	return id;
+}
+
+/*
+ * Looks up a CM id of the calling file and locks it for a CM call; -ENODEV
+ * when its kernel id is gone (device removal). Undo with
+ * rdmachan_cm_id_unlock().
+ */
+static struct rdmachan_cm_id *rdmachan_cm_id_lock(struct rdmachan_file *file,
+						  u32 handle)
+{
+	struct rdmachan_object *obj;
+	struct rdmachan_cm_id *id;
+
+	obj = rdmachan_object_get(file, handle, RDMACHAN_OBJ_CM_ID);
+	if (!obj)
+		return ERR_PTR(-ENOENT);
+	id = container_of(obj, struct rdmachan_cm_id, obj);
+	mutex_lock(&id->lock);
+	if (!id->cm_id) {
+		mutex_unlock(&id->lock);
+		rdmachan_object_put(obj);
+		return ERR_PTR(-ENODEV);
+	}
+	return id;
+}
+
+static void rdmachan_cm_id_unlock(struct rdmachan_cm_id *id)
+{
+	mutex_unlock(&id->lock);
+	rdmachan_object_put(&id->obj);
+}
+
+static void rdmachan_cm_fill_path(const struct sa_path_rec *src,
+				  struct rdmachan_path_rec *dst)
+{
+	memcpy(dst->dgid, src->dgid.raw, sizeof(dst->dgid));
+	memcpy(dst->sgid, src->sgid.raw, sizeof(dst->sgid));
+	/* The CM keeps 32-bit LIDs; path records carry 16 bits. */
+	dst->dlid = (__force u16)htons(ntohl(sa_path_get_dlid((struct sa_path_rec *)src)));
+	dst->slid = (__force u16)htons(ntohl(sa_path_get_slid((struct sa_path_rec *)src)));
+	dst->raw_traffic = sa_path_get_raw_traffic((struct sa_path_rec *)src);
+	dst->flow_label = (__force u32)src->flow_label;
+	dst->hop_limit = src->hop_limit;
+	dst->traffic_class = src->traffic_class;
+	dst->reversible = src->reversible;
+	dst->numb_path = src->numb_path;
+	dst->pkey = (__force u16)src->pkey;
+	dst->sl = src->sl;
+	dst->mtu_selector = src->mtu_selector;
+	dst->mtu = src->mtu;
+	dst->rate_selector = src->rate_selector;
+	dst->rate = src->rate;
+	dst->packet_life_time_selector = src->packet_life_time_selector;
+	dst->packet_life_time = src->packet_life_time;
+	dst->preference = src->preference;
+}
+
+/* Called with the id's handler or its mutex held, so the route is stable. */
+void rdmachan_cm_fill_route(struct rdma_cm_id *cm_id,
+			    struct rdmachan_cm_route *route)
+{
+	struct rdma_addr *addr = &cm_id->route.addr;
+	union ib_gid sgid, dgid;
+	int i, paths;
+
+	memset(route, 0, sizeof(*route));
+	memcpy(&route->src_addr, &addr->src_addr,
+	       min(sizeof(route->src_addr), sizeof(addr->src_addr)));
+	memcpy(&route->dst_addr, &addr->dst_addr,
+	       min(sizeof(route->dst_addr), sizeof(addr->dst_addr)));
+	route->device_index = RDMACHAN_NO_DEVICE;
+	if (!cm_id->device)
+		return;
+	route->device_index = cm_id->device->index;
+	route->port_num = cm_id->port_num;
+	route->pkey = (__force u16)cpu_to_be16(ib_addr_get_pkey(&addr->dev_addr));
+	rdma_read_gids(cm_id, &sgid, &dgid);
+	memcpy(route->sgid, sgid.raw, sizeof(route->sgid));
+	memcpy(route->dgid, dgid.raw, sizeof(route->dgid));
+	paths = cm_id->route.path_rec ? cm_id->route.num_pri_alt_paths : 0;
+	paths = clamp(paths, 0, RDMACHAN_CM_MAX_PATHS);
+	for (i = 0; i < paths; i++)
+		rdmachan_cm_fill_path(&cm_id->route.path_rec[i],
+				      &route->path[i]);
+	route->num_paths = paths;
+}
+
+void rdmachan_cm_fill_ah_attr(const struct rdma_ah_attr *src,
+			      struct rdmachan_ah_attr *dst)
+{
+	memset(dst, 0, sizeof(*dst));
+	dst->dlid = rdma_ah_get_dlid(src);
+	dst->sl = rdma_ah_get_sl(src);
+	dst->src_path_bits = rdma_ah_get_path_bits(src);
+	dst->static_rate = rdma_ah_get_static_rate(src);
+	dst->port_num = rdma_ah_get_port_num(src);
+	dst->is_global = !!(rdma_ah_get_ah_flags(src) & IB_AH_GRH);
+	if (dst->is_global) {
+		const struct ib_global_route *grh = rdma_ah_read_grh(src);
+
+		memcpy(dst->dgid, grh->dgid.raw, sizeof(dst->dgid));
+		dst->flow_label = grh->flow_label;
+		dst->sgid_index = grh->sgid_index;
+		dst->hop_limit = grh->hop_limit;
+		dst->traffic_class = grh->traffic_class;
+	}
+}
+
+/* An AF_INET, AF_INET6 or AF_IB address of a valid length, or none. */
+static bool rdmachan_cm_addr_valid(const struct __kernel_sockaddr_storage *ss,
+				   bool optional)
+{
+	if (optional && !ss->ss_family)
+		return true;
+	return rdma_addr_size((struct sockaddr *)ss) != 0;
+}
+
+int rdmachan_cmd_bind_addr(struct rdmachan_call *call, void *arg)
+{
+	struct rdmachan_bind_addr *cmd = arg;
+	struct rdmachan_cm_id *id;
+	int ret;
+
+	if (cmd->__reserved || !rdmachan_cm_addr_valid(&cmd->addr, false))
+		return -EINVAL;
+	id = rdmachan_cm_id_lock(call->file, cmd->handle);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	ret = rdma_bind_addr(id->cm_id, (struct sockaddr *)&cmd->addr);
+	if (!ret)
+		rdmachan_cm_fill_route(id->cm_id, &cmd->out_route);
+	rdmachan_cm_id_unlock(id);
+	return ret;
+}
+
+int rdmachan_cmd_resolve_addr(struct rdmachan_call *call, void *arg)
+{
+	struct rdmachan_resolve_addr *cmd = arg;
+	struct rdmachan_cm_id *id;
+	struct sockaddr *src;
+	int ret;
+
+	if (!rdmachan_cm_addr_valid(&cmd->src_addr, true) ||
+	    !rdmachan_cm_addr_valid(&cmd->dst_addr, false))
+		return -EINVAL;
+	src = cmd->src_addr.ss_family ? (struct sockaddr *)&cmd->src_addr : NULL;
+	id = rdmachan_cm_id_lock(call->file, cmd->handle);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	ret = rdma_resolve_addr(id->cm_id, src, (struct sockaddr *)&cmd->dst_addr,
+				cmd->timeout_ms);
+	rdmachan_cm_id_unlock(id);
+	return ret;
+}
+
+int rdmachan_cmd_resolve_route(struct rdmachan_call *call, void *arg)
+{
+	struct rdmachan_id_cmd *cmd = arg;
+	struct rdmachan_cm_id *id;
+	int ret;
+
+	if (cmd->value < 0)
+		return -EINVAL;
+	id = rdmachan_cm_id_lock(call->file, cmd->handle);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	ret = rdma_resolve_route(id->cm_id, cmd->value);
+	rdmachan_cm_id_unlock(id);
+	return ret;
+}
+
+int rdmachan_cmd_listen(struct rdmachan_call *call, void *arg)
+{
+	struct rdmachan_id_cmd *cmd = arg;
+	struct rdmachan_cm_id *id;
+	int backlog, ret;
+
+	backlog = cmd->value > 0 && cmd->value < RDMACHAN_MAX_BACKLOG ?
+		  cmd->value : RDMACHAN_MAX_BACKLOG;
+	id = rdmachan_cm_id_lock(call->file, cmd->handle);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	atomic_set(&id->backlog, backlog);
+	ret = rdma_listen(id->cm_id, backlog);
+	rdmachan_cm_id_unlock(id);
+	return ret;
+}
+
+static int rdmachan_cm_conn_param(struct rdma_cm_id *cm_id,
+				  const struct rdmachan_conn_param *src,
+				  struct rdma_conn_param *dst)
+{
+	if (src->__reserved)
+		return -EINVAL;
+	memset(dst, 0, sizeof(*dst));
+	dst->private_data = src->private_data_len ? src->private_data : NULL;
+	dst->private_data_len = src->private_data_len;
+	dst->responder_resources = src->responder_resources;
+	dst->initiator_depth = src->initiator_depth;
+	dst->flow_control = src->flow_control;
+	dst->retry_count = src->retry_count;
+	dst->rnr_retry_count = src->rnr_retry_count;
+	dst->srq = src->srq;
+	dst->qp_num = src->qp_num & 0xffffff;
+	dst->qkey = cm_id->route.addr.src_addr.ss_family == AF_IB ? src->qkey : 0;
+	return 0;
+}
+
+int rdmachan_cmd_connect(struct rdmachan_call *call, void *arg)
+{
+	struct rdmachan_connect *cmd = arg;
+	struct rdma_conn_param param;
+	struct rdmachan_cm_id *id;
+	int ret;
+
+	if (cmd->__reserved || cmd->user_context)
+		return -EINVAL;
+	id = rdmachan_cm_id_lock(call->file, cmd->handle);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	ret = rdmachan_cm_conn_param(id->cm_id, &cmd->conn, &param);
+	if (!ret)
+		ret = rdma_connect(id->cm_id, &param);
+	rdmachan_cm_id_unlock(id);
+	return ret;
+}
+
+int rdmachan_cmd_accept(struct rdmachan_call *call, void *arg)
+{
+	struct rdmachan_connect *cmd = arg;
+	struct rdma_conn_param param;
+	struct rdmachan_cm_id *id;
+	int ret;
+
+	if (cmd->__reserved)
+		return -EINVAL;
+	id = rdmachan_cm_id_lock(call->file, cmd->handle);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	ret = rdmachan_cm_conn_param(id->cm_id, &cmd->conn, &param);
+	if (!ret) {
+		/* rdma_accept() must run under the id's handler lock. */
+		rdma_lock_handler(id->cm_id);
+		ret = rdma_accept(id->cm_id, &param);
+		if (!ret)
+			WRITE_ONCE(id->user_context, cmd->user_context);
+		rdma_unlock_handler(id->cm_id);
+	}
+	rdmachan_cm_id_unlock(id);
+	return ret;
+}
+
+int rdmachan_cmd_establish(struct rdmachan_call *call, void *arg)
+{
+	struct rdmachan_id_cmd *cmd = arg;
+	struct rdmachan_cm_id *id;
+	int ret;
+
+	if (cmd->value)
+		return -EINVAL;
+	id = rdmachan_cm_id_lock(call->file, cmd->handle);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	/* On the active side, an accept without parameters sends the RTU. */
+	rdma_lock_handler(id->cm_id);
+	ret = rdma_accept(id->cm_id, NULL);
+	rdma_unlock_handler(id->cm_id);
+	rdmachan_cm_id_unlock(id);
+	return ret;
+}
+
+int rdmachan_cmd_reject(struct rdmachan_call *call, void *arg)
+{
+	struct rdmachan_reject *cmd = arg;
+	struct rdmachan_cm_id *id;
+	u8 reason;
+	int ret;
+
+	if (cmd->__reserved ||
+	    cmd->private_data_len > RDMACHAN_CM_PRIVATE_DATA_MAX - 1)
+		return -EINVAL;
+	switch (cmd->reason) {
+	case 0:
+	case IB_CM_REJ_CONSUMER_DEFINED:
+		reason = IB_CM_REJ_CONSUMER_DEFINED;
+		break;
+	case IB_CM_REJ_VENDOR_OPTION_NOT_SUPPORTED:
+		reason = cmd->reason;
+		break;
+	default:
+		return -EINVAL;
+	}
+	id = rdmachan_cm_id_lock(call->file, cmd->handle);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	ret = rdma_reject(id->cm_id,
+			  cmd->private_data_len ? cmd->private_data : NULL,
+			  cmd->private_data_len, reason);
+	rdmachan_cm_id_unlock(id);
+	return ret;
+}
+
+int rdmachan_cmd_disconnect(struct rdmachan_call *call, void *arg)
+{
+	struct rdmachan_id_cmd *cmd = arg;
+	struct rdmachan_cm_id *id;
+	int ret;
+
+	if (cmd->value)
+		return -EINVAL;
+	id = rdmachan_cm_id_lock(call->file, cmd->handle);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	ret = rdma_disconnect(id->cm_id);
+	rdmachan_cm_id_unlock(id);
+	return ret;
+}
+
+int rdmachan_cmd_notify(struct rdmachan_call *call, void *arg)
+{
+	struct rdmachan_id_cmd *cmd = arg;
+	struct rdmachan_cm_id *id;
+	int ret;
+
+	if (cmd->value < 0 || cmd->value > IB_EVENT_GID_CHANGE)
+		return -EINVAL;
+	id = rdmachan_cm_id_lock(call->file, cmd->handle);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	ret = rdma_notify(id->cm_id, cmd->value);
+	rdmachan_cm_id_unlock(id);
+	return ret;
+}
+
+/* Option names of level RDMA_OPTION_ID, as in rdma-core. */
+enum {
+	RDMACHAN_OPTION_ID = 0,
+	RDMACHAN_OPTION_ID_TOS = 0,
+	RDMACHAN_OPTION_ID_REUSEADDR = 1,
+	RDMACHAN_OPTION_ID_AFONLY = 2,
+	RDMACHAN_OPTION_ID_ACK_TIMEOUT = 3,
+};
+
+int rdmachan_cmd_set_option(struct rdmachan_call *call, void *arg)
+{
+	struct rdmachan_set_option *cmd = arg;
+	struct rdmachan_cm_id *id;
+	int ret;
+
+	if (cmd->__reserved)
+		return -EINVAL;
+	if (cmd->level != RDMACHAN_OPTION_ID ||
+	    cmd->optname > RDMACHAN_OPTION_ID_ACK_TIMEOUT)
+		return -ENOPROTOOPT;
+	if (cmd->optname != RDMACHAN_OPTION_ID_REUSEADDR &&
+	    cmd->optname != RDMACHAN_OPTION_ID_AFONLY && cmd->value > U8_MAX)
+		return -EINVAL;
+	id = rdmachan_cm_id_lock(call->file, cmd->handle);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	switch (cmd->optname) {
+	case RDMACHAN_OPTION_ID_TOS:
+		rdma_set_service_type(id->cm_id, cmd->value);
+		ret = 0;
+		break;
+	case RDMACHAN_OPTION_ID_REUSEADDR:
+		ret = rdma_set_reuseaddr(id->cm_id, cmd->value ? 1 : 0);
+		break;
+	case RDMACHAN_OPTION_ID_AFONLY:
+		ret = rdma_set_afonly(id->cm_id, cmd->value ? 1 : 0);
+		break;
+	default:
+		ret = rdma_set_ack_timeout(id->cm_id, cmd->value);
+		break;
+	}
+	rdmachan_cm_id_unlock(id);
+	return ret;
+}
+
+int rdmachan_cmd_init_qp_attr(struct rdmachan_call *call, void *arg)
+{
+	struct rdmachan_init_qp_attr *cmd = arg;
+	struct rdmachan_cm_id *id;
+	struct ib_qp_attr attr = {};
+	int mask = 0;
+	int ret;
+
+	if (cmd->qp_state > IB_QPS_ERR ||
+	    memchr_inv(cmd->__reserved, 0, sizeof(cmd->__reserved)))
+		return -EINVAL;
+	id = rdmachan_cm_id_lock(call->file, cmd->handle);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	if (!id->cm_id->device) {
+		ret = -EINVAL;
+		goto out;
+	}
+	attr.qp_state = cmd->qp_state;
+	ret = rdma_init_qp_attr(id->cm_id, &attr, &mask);
+	if (ret)
+		goto out;
+	cmd->out_attr_mask = mask;
+	cmd->out_qkey = attr.qkey;
+	cmd->out_rq_psn = attr.rq_psn;
+	cmd->out_sq_psn = attr.sq_psn;
+	cmd->out_dest_qp_num = attr.dest_qp_num;
+	cmd->out_qp_access_flags = attr.qp_access_flags;
+	cmd->out_pkey_index = attr.pkey_index;
+	cmd->out_path_mtu = attr.path_mtu;
+	cmd->out_port_num = attr.port_num;
+	cmd->out_max_rd_atomic = attr.max_rd_atomic;
+	cmd->out_max_dest_rd_atomic = attr.max_dest_rd_atomic;
+	cmd->out_min_rnr_timer = attr.min_rnr_timer;
+	cmd->out_timeout = attr.timeout;
+	cmd->out_retry_cnt = attr.retry_cnt;
+	cmd->out_rnr_retry = attr.rnr_retry;
+	rdmachan_cm_fill_ah_attr(&attr.ah_attr, &cmd->out_ah_attr);
+out:
+	rdmachan_cm_id_unlock(id);
+	return ret;
+}
+
+int rdmachan_cm_wait_acks(struct rdmachan_cm_id *id)
+{
+	char types[128];
+	unsigned int unacked;
+	size_t len;
+	long left;
+	int type;
+
+	for (;;) {
+		left = wait_event_killable_timeout(id->ack_wait,
+						   !READ_ONCE(id->unacked),
+						   RDMACHAN_ACK_WAIT_LOG_SECS * HZ);
+		if (left > 0)
+			return 0;
+		if (left < 0)
+			return -EINTR;
+
+		len = 0;
+		types[0] = '\0';
+		spin_lock(&id->ack_lock);
+		unacked = id->unacked;
+		for (type = 0; type < RDMACHAN_CM_EVENT_TYPES; type++)
+			if (id->unacked_by_type[type])
+				len += scnprintf(types + len, sizeof(types) - len,
+						 " %s", rdmachan_cm_event_name(type));
+		spin_unlock(&id->ack_lock);
+		if (!unacked)
+			return 0;
+		pr_warn_ratelimited("rdmachan: pid %d: CM id %u waits for %u unacknowledged event(s):%s\n",
+				    task_tgid_nr(current), id->handle, unacked,
+				    types);
+	}
+}
+
+/*
+ * Moves an id of another file of this process to this one. The id's read
+ * events must all be acknowledged first; its queued ones move with it.
+ */
+int rdmachan_cmd_migrate_id(struct rdmachan_call *call, void *arg)
+{
+	struct rdmachan_migrate_id *cmd = arg;
+	struct rdmachan_file *new_file = call->file;
+	struct rdmachan_file *old_file;
+	struct rdmachan_cm_event_entry *entry, *tmp;
+	struct rdmachan_object *obj;
+	struct rdmachan_cm_id *id;
+	struct fd f;
+	u32 handle;
+	int ret;
+
+	if (cmd->__reserved)
+		return -EINVAL;
+	f = fdget(cmd->fd);
+	if (!f.file)
+		return -EBADF;
+	if (!rdmachan_is_rdmachan_file(f.file)) {
+		ret = -EINVAL;
+		goto out_fd;
+	}
+	old_file = f.file->private_data;
+	if (old_file->owner != new_file->owner) {
+		ret = -EACCES;
+		goto out_fd;
+	}
+	obj = rdmachan_object_get(old_file, cmd->handle, RDMACHAN_OBJ_CM_ID);
+	if (!obj) {
+		ret = -ENOENT;
+		goto out_fd;
+	}
+	id = container_of(obj, struct rdmachan_cm_id, obj);
+	if (old_file == new_file) {
+		cmd->out_handle = cmd->handle;
+		ret = 0;
+		goto out_put;
+	}
+	ret = rdmachan_cm_wait_acks(id);
+	if (ret)
+		goto out_put;
+	ret = rdmachan_object_alloc_handle(new_file, &handle);
+	if (ret)
+		goto out_put;
+
+	mutex_lock(&id->lock);
+	if (!id->cm_id) {
+		ret = -ENODEV;
+		goto out_unlock;
+	}
+	rdma_lock_handler(id->cm_id);
+	/* Lock order: the file of lower address first. */
+	if (old_file < new_file) {
+		spin_lock(&old_file->events_lock);
+		spin_lock_nested(&new_file->events_lock, SINGLE_DEPTH_NESTING);
+	} else {
+		spin_lock(&new_file->events_lock);
+		spin_lock_nested(&old_file->events_lock, SINGLE_DEPTH_NESTING);
+	}
+	ret = 0;
+	if (READ_ONCE(id->unacked)) {
+		ret = -EBUSY;
+	} else {
+		/* Requests would name a new id of the old file. */
+		list_for_each_entry(entry, &old_file->events, list)
+			if (entry->id == id && entry->new_id)
+				ret = -EBUSY;
+	}
+	if (!ret) {
+		list_for_each_entry_safe(entry, tmp, &old_file->events, list)
+			if (entry->id == id)
+				list_move_tail(&entry->list, &new_file->events);
+		id->file = new_file;
+	}
+	spin_unlock(&old_file->events_lock);
+	spin_unlock(&new_file->events_lock);
+	rdma_unlock_handler(id->cm_id);
+	if (ret)
+		goto out_unlock;
+
+	/* The old handle still holds the reference the new one takes over. */
+	if (xa_cmpxchg(&old_file->objects, cmd->handle, obj, NULL, GFP_KERNEL) !=
+	    obj) {
+		/* A destroy on the old file won: give the id back. */
+		ret = -ENOENT;
+		goto out_unlock;
+	}
+	id->handle = handle;
+	xa_store(&new_file->objects, handle, obj, GFP_KERNEL);
+	handle = 0;
+	cmd->out_handle = id->handle;
+	wake_up_interruptible(&new_file->events_wait);
+out_unlock:
+	mutex_unlock(&id->lock);
+	if (handle)
+		xa_erase(&new_file->objects, handle);
+out_put:
+	rdmachan_object_put(obj);
+out_fd:
+	fdput(f);
+	return ret;
+}
