@@ -170,7 +170,11 @@ err:
 	return NULL;
 }
 
-RDMACHAN_EXPORT struct ibv_device **ibv_get_device_list(int *num)
+/*
+ * The bodies of the device calls, for the library's own use: they must not
+ * go through the exported symbols, which another library may interpose.
+ */
+struct ibv_device **rdmachan_get_device_list(int *num)
 {
 	struct rdmachan_device_entry *entries;
 	struct ibv_device **list = NULL;
@@ -200,7 +204,12 @@ out:
 	return list;
 }
 
-RDMACHAN_EXPORT void ibv_free_device_list(struct ibv_device **list)
+RDMACHAN_EXPORT struct ibv_device **ibv_get_device_list(int *num)
+{
+	return rdmachan_get_device_list(num);
+}
+
+void rdmachan_free_device_list(struct ibv_device **list)
 {
 	struct ibv_device **dev;
 
@@ -213,6 +222,11 @@ RDMACHAN_EXPORT void ibv_free_device_list(struct ibv_device **list)
 	free(list);
 }
 
+RDMACHAN_EXPORT void ibv_free_device_list(struct ibv_device **list)
+{
+	rdmachan_free_device_list(list);
+}
+
 RDMACHAN_EXPORT const char *ibv_get_device_name(struct ibv_device *device)
 {
 	return device->name;
@@ -223,7 +237,7 @@ RDMACHAN_EXPORT __be64 ibv_get_device_guid(struct ibv_device *device)
 	return to_rdev(device)->node_guid;
 }
 
-RDMACHAN_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
+struct ibv_context *rdmachan_open_device(struct ibv_device *device)
 {
 	struct rdmachan_ibv_device *dev = to_rdev(device);
 	struct rdmachan_open_device cmd = {
@@ -271,7 +285,12 @@ err_free:
 	return NULL;
 }
 
-RDMACHAN_EXPORT int ibv_close_device(struct ibv_context *context)
+RDMACHAN_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
+{
+	return rdmachan_open_device(device);
+}
+
+int rdmachan_close_device(struct ibv_context *context)
 {
 	struct rdmachan_ibv_context *rctx = to_rctx(context);
 
@@ -281,4 +300,9 @@ RDMACHAN_EXPORT int ibv_close_device(struct ibv_context *context)
 	rdmachan_device_put(to_rdev(context->device));
 	free(rctx);
 	return 0;
+}
+
+RDMACHAN_EXPORT int ibv_close_device(struct ibv_context *context)
+{
+	return rdmachan_close_device(context);
 }

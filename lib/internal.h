@@ -47,6 +47,14 @@ int rdmachan_open_fd(void);
 int rdmachan_ioctl(int fd, unsigned long cmd, void *arg);
 void rdmachan_device_put(struct rdmachan_ibv_device *dev);
 
+/* The bodies of ibv_get_device_list() and friends, for internal callers. */
+struct ibv_device **rdmachan_get_device_list(int *num);
+void rdmachan_free_device_list(struct ibv_device **list);
+struct ibv_context *rdmachan_open_device(struct ibv_device *device);
+int rdmachan_close_device(struct ibv_context *context);
+int rdmachan_query_device(struct ibv_context *context,
+			  struct ibv_device_attr *attr);
+
 int rdmachan_query_port_op(struct ibv_context *context, uint8_t port_num,
 			   struct ibv_port_attr *port_attr, size_t attr_len);
 

@@ -9,8 +9,8 @@
 
 #include "internal.h"
 
-RDMACHAN_EXPORT int ibv_query_device(struct ibv_context *context,
-				     struct ibv_device_attr *attr)
+int rdmachan_query_device(struct ibv_context *context,
+			  struct ibv_device_attr *attr)
 {
 	struct rdmachan_query_device cmd = {
 		.size = sizeof(cmd),
@@ -71,6 +71,12 @@ RDMACHAN_EXPORT int ibv_query_device(struct ibv_context *context,
 	attr->local_ca_ack_delay = cmd.out_local_ca_ack_delay;
 	attr->phys_port_cnt = cmd.out_phys_port_cnt;
 	return 0;
+}
+
+RDMACHAN_EXPORT int ibv_query_device(struct ibv_context *context,
+				     struct ibv_device_attr *attr)
+{
+	return rdmachan_query_device(context, attr);
 }
 
 /* verbs_context.query_port: what the ibv_query_port() macro calls. */
