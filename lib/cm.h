@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * librdmachan: what the connection manager files share.
+ *
+ * A channel is one open file of /dev/rdmachan; the kernel queues the events
+ * of every id of the file on it and counts their acknowledgements. The
+ * library keeps, per channel, the ids it knows by their kernel handle, so
+ * an event's handles can be turned into the rdma_cm_id pointers programs
+ * see. Events are never cached here: what the kernel handed out is either
+ * returned to the caller or acknowledged at once.
+ */
+#ifndef RDMACHAN_LIB_CM_H
+#define RDMACHAN_LIB_CM_H
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rdma/rdma_cma.h>
+
+#include "internal.h"
+
+#define cm_container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+/* A device context shared by every id of the process, never closed. */
+struct cm_device {
+	uint32_t index;
+	struct ibv_context *verbs;
+	uint8_t max_initiator_depth;
+	uint8_t max_responder_resources;
+};
+
+struct cm_id;
+
+struct cm_channel {
+	/* what programs see: the file descriptor */
+	struct rdma_event_channel ch;
+	/*
+	 * Held while reading one event from the kernel and turning it into
+	 * an rdma_cm_event, so that the id of a connect request is known
+	 * before any later event of that id is looked up.
+	 */
+	pthread_mutex_t get_lock;
+	/* protects the fields below */
+	pthread_mutex_t lock;
+	/* signalled when a migration into this channel ends */
+	pthread_cond_t cond;
+	/* ids by kernel handle, chained through cm_id.hnext */
+	struct cm_id **buckets;
+	uint32_t nbuckets;
+	uint32_t count;
+	/* migrations into this channel whose id is not in the table yet */
+	unsigned int migrating;
+};
+
+struct cm_id {
+	struct rdma_cm_id id;
+	struct cm_channel *chan;
+	struct cm_id *hnext;
+	struct cm_device *dev;
+	uint32_t handle;
+	/* a synchronous id owns @chan, a channel of its own */
+	bool sync;
+	/* being destroyed: its events are acknowledged, not returned */
+	bool dying;
+	/* what the connect request asked for, the defaults of accept */
+	uint8_t req_initiator_depth;
+	uint8_t req_responder_resources;
+};
+
+struct cm_event {
+	struct rdma_cm_event event;
+	/* the channel the event was read from, where it is acknowledged */
+	struct cm_channel *chan;
+	uint32_t handle;
+	uint8_t private_data[RDMACHAN_CM_PRIVATE_DATA_MAX];
+};
+
+static inline struct cm_channel *to_cm_chan(struct rdma_event_channel *ch)
+{
+	return cm_container_of(ch, struct cm_channel, ch);
+}
+
+static inline struct cm_id *to_cm_id(struct rdma_cm_id *id)
+{
+	return cm_container_of(id, struct cm_id, id);
+}
+
+static inline struct cm_event *to_cm_event(struct rdma_cm_event *event)
+{
+	return cm_container_of(event, struct cm_event, event);
+}
+
+static inline int cm_err(int err)
+{
+	errno = err;
+	return -1;
+}
+
+/* cm_devices.c */
+struct cm_device *cm_device_get(uint32_t index);
+
+/* cm_channel.c */
+struct cm_channel *cm_channel_create(void);
+void cm_channel_destroy(struct cm_channel *chan);
+void cm_channel_insert(struct cm_channel *chan, struct cm_id *id);
+void cm_channel_remove(struct cm_channel *chan, struct cm_id *id);
+void cm_channel_set_dying(struct cm_channel *chan, struct cm_id *id,
+			  bool dying);
+void cm_channel_migration_begin(struct cm_channel *chan);
+void cm_channel_migration_end(struct cm_channel *chan);
+int cm_get_event(struct cm_channel *chan, struct cm_event *ack,
+		 struct rdma_cm_event **event);
+int cm_ack_event(struct cm_event *evt);
+int cm_destroy_kernel_id(struct cm_channel *chan, uint32_t handle);
+
+/* cm_id.c */
+struct cm_id *cm_id_alloc(struct cm_channel *chan, void *context,
+			  enum rdma_port_space ps, enum ibv_qp_type qp_type);
+void cm_id_free(struct cm_id *id);
+int cm_id_set_route(struct cm_id *id, const struct rdmachan_cm_route *route);
+int cm_id_migrate(struct cm_id *id, struct cm_channel *dest);
+
+#endif /* RDMACHAN_LIB_CM_H */

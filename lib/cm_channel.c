@@ -1,0 +1,466 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * librdmachan: event channels, events and their acknowledgement
+ * (rdma_create_event_channel, rdma_get_cm_event, rdma_ack_cm_event).
+ *
+ * The kernel queues events and counts acknowledgements; the library only
+ * translates an event's id handles into the ids it allocated. Every event
+ * read from the kernel is either returned to the caller, who acknowledges
+ * it, or acknowledged here at once when it cannot be returned (its id is
+ * being destroyed, or a connect request could not be set up). Nothing is
+ * kept back: the kernel's destroy waits for the acknowledgement of every
+ * event it handed out, so an event held here would hang it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cm.h"
+
+#define CM_MIN_BUCKETS 16
+
+struct cm_channel *cm_channel_create(void)
+{
+	struct cm_channel *chan;
+	int err;
+
+	chan = calloc(1, sizeof(*chan));
+	if (!chan)
+		goto err_nomem;
+	chan->nbuckets = CM_MIN_BUCKETS;
+	chan->buckets = calloc(chan->nbuckets, sizeof(*chan->buckets));
+	if (!chan->buckets)
+		goto err_nomem;
+	chan->ch.fd = rdmachan_open_fd();
+	if (chan->ch.fd < 0)
+		goto err_free;
+	pthread_mutex_init(&chan->get_lock, NULL);
+	pthread_mutex_init(&chan->lock, NULL);
+	pthread_cond_init(&chan->cond, NULL);
+	return chan;
+
+err_nomem:
+	errno = ENOMEM;
+err_free:
+	err = errno;
+	if (chan)
+		free(chan->buckets);
+	free(chan);
+	errno = err;
+	return NULL;
+}
+
+/* Closing the file drops whatever the kernel still held for it. */
+void cm_channel_destroy(struct cm_channel *chan)
+{
+	close(chan->ch.fd);
+	pthread_cond_destroy(&chan->cond);
+	pthread_mutex_destroy(&chan->lock);
+	pthread_mutex_destroy(&chan->get_lock);
+	free(chan->buckets);
+	free(chan);
+}
+
+static struct cm_id **cm_bucket(struct cm_channel *chan, uint32_t handle)
+{
+	return &chan->buckets[handle & (chan->nbuckets - 1)];
+}
+
+/* Caller holds chan->lock. */
+static struct cm_id *cm_lookup(struct cm_channel *chan, uint32_t handle)
+{
+	struct cm_id *id;
+
+	for (id = *cm_bucket(chan, handle); id; id = id->hnext) {
+		if (id->handle == handle)
+			return id;
+	}
+	return NULL;
+}
+
+/* Caller holds chan->lock. */
+static void cm_unlink(struct cm_channel *chan, struct cm_id *id)
+{
+	struct cm_id **pos;
+
+	for (pos = cm_bucket(chan, id->handle); *pos; pos = &(*pos)->hnext) {
+		if (*pos == id) {
+			*pos = id->hnext;
+			id->hnext = NULL;
+			chan->count--;
+			return;
+		}
+	}
+}
+
+/* Double the table when it is full; on failure it just stays as it is. */
+static void cm_grow(struct cm_channel *chan)
+{
+	struct cm_id **old = chan->buckets, **fresh, *id, *next;
+	uint32_t i, n = chan->nbuckets;
+
+	if (n > UINT32_MAX / 2)
+		return;
+	fresh = calloc((size_t)n * 2, sizeof(*fresh));
+	if (!fresh)
+		return;
+	chan->buckets = fresh;
+	chan->nbuckets = n * 2;
+	for (i = 0; i < n; i++) {
+		for (id = old[i]; id; id = next) {
+			next = id->hnext;
+			id->hnext = *cm_bucket(chan, id->handle);
+			*cm_bucket(chan, id->handle) = id;
+		}
+	}
+	free(old);
+}
+
+/*
+ * Make @id the owner of its handle on @chan. Never fails: a handle that is
+ * still in the table belongs to an object the kernel has freed and reused
+ * the handle of, so that stale entry is dropped.
+ */
+void cm_channel_insert(struct cm_channel *chan, struct cm_id *id)
+{
+	struct cm_id *stale, **bucket;
+
+	pthread_mutex_lock(&chan->lock);
+	stale = cm_lookup(chan, id->handle);
+	if (stale)
+		cm_unlink(chan, stale);
+	if (chan->count >= chan->nbuckets)
+		cm_grow(chan);
+	bucket = cm_bucket(chan, id->handle);
+	id->hnext = *bucket;
+	*bucket = id;
+	chan->count++;
+	pthread_mutex_unlock(&chan->lock);
+}
+
+void cm_channel_remove(struct cm_channel *chan, struct cm_id *id)
+{
+	pthread_mutex_lock(&chan->lock);
+	cm_unlink(chan, id);
+	pthread_mutex_unlock(&chan->lock);
+}
+
+void cm_channel_set_dying(struct cm_channel *chan, struct cm_id *id,
+			  bool dying)
+{
+	pthread_mutex_lock(&chan->lock);
+	id->dying = dying;
+	pthread_mutex_unlock(&chan->lock);
+}
+
+/*
+ * A migration into @chan is under way: between the kernel's reply and the
+ * insertion of the id, an event of the id may already be read here, and
+ * its lookup must wait for the insertion rather than drop the event.
+ */
+void cm_channel_migration_begin(struct cm_channel *chan)
+{
+	pthread_mutex_lock(&chan->lock);
+	chan->migrating++;
+	pthread_mutex_unlock(&chan->lock);
+}
+
+void cm_channel_migration_end(struct cm_channel *chan)
+{
+	pthread_mutex_lock(&chan->lock);
+	chan->migrating--;
+	pthread_cond_broadcast(&chan->cond);
+	pthread_mutex_unlock(&chan->lock);
+}
+
+/* The live id an event of @chan is for, NULL if there is none. */
+static struct cm_id *cm_event_id(struct cm_channel *chan, uint32_t handle)
+{
+	struct cm_id *id;
+
+	pthread_mutex_lock(&chan->lock);
+	while (!(id = cm_lookup(chan, handle)) && chan->migrating)
+		pthread_cond_wait(&chan->cond, &chan->lock);
+	if (id && id->dying)
+		id = NULL;
+	pthread_mutex_unlock(&chan->lock);
+	return id;
+}
+
+static int cm_ack_handle(struct cm_channel *chan, uint32_t handle)
+{
+	struct rdmachan_get_events cmd = {
+		.size = sizeof(cmd),
+		.acks = (uintptr_t)&handle,
+		.num_acks = 1,
+	};
+
+	return rdmachan_ioctl(chan->ch.fd, RDMACHAN_IOC_ACK_EVENTS, &cmd);
+}
+
+int cm_ack_event(struct cm_event *evt)
+{
+	int ret, err;
+
+	ret = cm_ack_handle(evt->chan, evt->handle);
+	err = errno;
+	free(evt);
+	errno = err;
+	return ret;
+}
+
+int cm_destroy_kernel_id(struct cm_channel *chan, uint32_t handle)
+{
+	struct rdmachan_destroy cmd = {
+		.size = sizeof(cmd),
+		.handle = handle,
+	};
+
+	return rdmachan_ioctl(chan->ch.fd, RDMACHAN_IOC_DESTROY, &cmd);
+}
+
+/* Destroy an id the caller has not seen yet; errors are the kernel's. */
+static void cm_drop_new_id(struct cm_id *id)
+{
+	int err = errno;
+
+	cm_channel_remove(id->chan, id);
+	cm_destroy_kernel_id(id->chan, id->handle);
+	if (id->sync)
+		cm_channel_destroy(id->chan);
+	cm_id_free(id);
+	errno = err;
+}
+
+/*
+ * The id of a connect request: it inherits the listener's channel, context,
+ * port space and QP type, and a synchronous listener's requests get ids
+ * that are synchronous too, each on a channel of its own.
+ */
+static struct cm_id *cm_conn_request(struct cm_channel *chan,
+				     struct cm_id *listen,
+				     const struct rdmachan_cm_event *kev)
+{
+	struct cm_id *id;
+
+	id = cm_id_alloc(chan, listen->id.context, listen->id.ps,
+			 listen->id.qp_type);
+	if (!id) {
+		cm_destroy_kernel_id(chan, kev->new_id_handle);
+		return NULL;
+	}
+	id->handle = kev->new_id_handle;
+	id->req_initiator_depth = kev->initiator_depth;
+	id->req_responder_resources = kev->responder_resources;
+	cm_channel_insert(chan, id);
+
+	if ((kev->valid & RDMACHAN_CM_EVENT_ROUTE) &&
+	    cm_id_set_route(id, &kev->route))
+		goto err;
+	if (listen->sync && cm_id_migrate(id, NULL))
+		goto err;
+	return id;
+
+err:
+	cm_drop_new_id(id);
+	return NULL;
+}
+
+static void cm_copy_ah_attr(struct ibv_ah_attr *dst,
+			    const struct rdmachan_ah_attr *src)
+{
+	memcpy(dst->grh.dgid.raw, src->dgid, sizeof(dst->grh.dgid.raw));
+	dst->grh.flow_label = src->flow_label;
+	dst->grh.sgid_index = src->sgid_index;
+	dst->grh.hop_limit = src->hop_limit;
+	dst->grh.traffic_class = src->traffic_class;
+	dst->dlid = src->dlid;
+	dst->sl = src->sl;
+	dst->src_path_bits = src->src_path_bits;
+	dst->static_rate = src->static_rate;
+	dst->is_global = src->is_global;
+	dst->port_num = src->port_num;
+}
+
+/* The UD or connection parameters, and the private data, into @evt. */
+static void cm_copy_params(struct cm_event *evt, const struct cm_id *id,
+			   const struct rdmachan_cm_event *kev)
+{
+	struct rdma_conn_param *conn = &evt->event.param.conn;
+	struct rdma_ud_param *ud = &evt->event.param.ud;
+	bool is_ud = (kev->valid & RDMACHAN_CM_EVENT_UD) ||
+		     id->id.qp_type == IBV_QPT_UD;
+	uint8_t len = kev->private_data_len;
+
+	if (len)
+		memcpy(evt->private_data, kev->private_data, len);
+
+	if (is_ud) {
+		ud->private_data = len ? evt->private_data : NULL;
+		ud->private_data_len = len;
+		if (kev->valid & RDMACHAN_CM_EVENT_UD) {
+			cm_copy_ah_attr(&ud->ah_attr, &kev->ah_attr);
+			ud->qp_num = kev->qp_num;
+			ud->qkey = kev->qkey;
+		}
+		return;
+	}
+	conn->private_data = len ? evt->private_data : NULL;
+	conn->private_data_len = len;
+	if (kev->valid & RDMACHAN_CM_EVENT_CONN) {
+		conn->responder_resources = kev->responder_resources;
+		conn->initiator_depth = kev->initiator_depth;
+		conn->flow_control = kev->flow_control;
+		conn->retry_count = kev->retry_count;
+		conn->rnr_retry_count = kev->rnr_retry_count;
+		conn->srq = kev->srq;
+		conn->qp_num = kev->qp_num;
+	}
+}
+
+/*
+ * Turn the kernel's @kev into @evt. Returns 0 when @evt is to be returned,
+ * 1 when the event was acknowledged here instead.
+ */
+static int cm_translate(struct cm_channel *chan,
+			const struct rdmachan_cm_event *kev,
+			struct cm_event *evt)
+{
+	struct cm_id *id, *new_id;
+
+	memset(evt, 0, sizeof(*evt));
+	evt->chan = chan;
+	evt->handle = kev->event_handle;
+	evt->event.event = (enum rdma_cm_event_type)kev->event;
+	evt->event.status = kev->status;
+
+	id = cm_event_id(chan, kev->id_handle);
+	if (kev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+		if (!id) {
+			/* The kernel's new id is ours to dispose of. */
+			if (kev->new_id_handle)
+				cm_destroy_kernel_id(chan, kev->new_id_handle);
+			goto discard;
+		}
+		new_id = cm_conn_request(chan, id, kev);
+		if (!new_id)
+			goto discard;
+		evt->event.listen_id = &id->id;
+		evt->event.id = &new_id->id;
+		cm_copy_params(evt, new_id, kev);
+		return 0;
+	}
+	if (!id)
+		goto discard;
+
+	evt->event.id = &id->id;
+	if ((kev->valid & RDMACHAN_CM_EVENT_ROUTE) &&
+	    cm_id_set_route(id, &kev->route)) {
+		/* As librdmacm: a resolution whose result is unusable failed. */
+		if (kev->event == RDMA_CM_EVENT_ADDR_RESOLVED) {
+			evt->event.event = RDMA_CM_EVENT_ADDR_ERROR;
+			evt->event.status = -errno;
+		} else if (kev->event == RDMA_CM_EVENT_ROUTE_RESOLVED) {
+			evt->event.event = RDMA_CM_EVENT_ROUTE_ERROR;
+			evt->event.status = -errno;
+		}
+	}
+	cm_copy_params(evt, id, kev);
+	return 0;
+
+discard:
+	cm_ack_handle(chan, kev->event_handle);
+	return 1;
+}
+
+/*
+ * Read one event from @chan and translate it. @ack, an event of @chan or
+ * NULL, is acknowledged by the same call and freed in any case.
+ */
+int cm_get_event(struct cm_channel *chan, struct cm_event *ack,
+		 struct rdma_cm_event **event)
+{
+	struct rdmachan_get_events cmd;
+	struct rdmachan_cm_event kev;
+	struct cm_event *evt;
+	uint32_t ack_handle;
+	int ret, err;
+
+	evt = malloc(sizeof(*evt));
+	if (!evt) {
+		if (ack)
+			cm_ack_event(ack);
+		return cm_err(ENOMEM);
+	}
+
+	pthread_mutex_lock(&chan->get_lock);
+	for (;;) {
+		memset(&cmd, 0, sizeof(cmd));
+		memset(&kev, 0, sizeof(kev));
+		cmd.size = sizeof(cmd);
+		cmd.events = (uintptr_t)&kev;
+		cmd.event_size = sizeof(kev);
+		cmd.max_events = 1;
+		if (ack) {
+			ack_handle = ack->handle;
+			cmd.acks = (uintptr_t)&ack_handle;
+			cmd.num_acks = 1;
+		}
+		ret = rdmachan_ioctl(chan->ch.fd, RDMACHAN_IOC_GET_EVENTS, &cmd);
+		if (ret && ack && errno == ENOENT) {
+			/* The kernel refused the ack, so read nothing: retry. */
+			free(ack);
+			ack = NULL;
+			continue;
+		}
+		free(ack);
+		ack = NULL;
+		if (ret)
+			break;
+		if (cmd.out_num_events != 1) {
+			ret = cm_err(EAGAIN);
+			break;
+		}
+		if (!cm_translate(chan, &kev, evt))
+			break;
+	}
+	pthread_mutex_unlock(&chan->get_lock);
+
+	if (ret) {
+		err = errno;
+		free(evt);
+		errno = err;
+		return -1;
+	}
+	*event = &evt->event;
+	return 0;
+}
+
+RDMACHAN_EXPORT struct rdma_event_channel *rdma_create_event_channel(void)
+{
+	struct cm_channel *chan = cm_channel_create();
+
+	return chan ? &chan->ch : NULL;
+}
+
+RDMACHAN_EXPORT void rdma_destroy_event_channel(struct rdma_event_channel *channel)
+{
+	if (channel)
+		cm_channel_destroy(to_cm_chan(channel));
+}
+
+RDMACHAN_EXPORT int rdma_get_cm_event(struct rdma_event_channel *channel,
+				      struct rdma_cm_event **event)
+{
+	if (!channel || !event)
+		return cm_err(EINVAL);
+	return cm_get_event(to_cm_chan(channel), NULL, event);
+}
+
+RDMACHAN_EXPORT int rdma_ack_cm_event(struct rdma_cm_event *event)
+{
+	if (!event)
+		return cm_err(EINVAL);
+	return cm_ack_event(to_cm_event(event));
+}

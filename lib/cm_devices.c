@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * librdmachan: the device contexts of the connection manager (id->verbs,
+ * rdma_get_devices, rdma_free_devices).
+ *
+ * Like librdmacm, the library opens one ibv_context per device the first
+ * time an id is bound to the device or rdma_get_devices() lists it, shares
+ * it between every id on that device and keeps it open for the life of the
+ * process. A context whose device has been removed stays allocated (its
+ * calls fail with ENODEV); the device's successor has another index and so
+ * another context.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "cm.h"
+
+static pthread_mutex_t cm_devices_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct cm_device **cm_devices;
+static unsigned int cm_num_devices;
+
+/* Caller holds cm_devices_lock. */
+static struct cm_device *cm_device_find(uint32_t index)
+{
+	unsigned int i;
+
+	for (i = 0; i < cm_num_devices; i++) {
+		if (cm_devices[i]->index == index)
+			return cm_devices[i];
+	}
+	return NULL;
+}
+
+static uint8_t cm_clamp_u8(int v)
+{
+	if (v < 0)
+		return 0;
+	return v > 0xff ? 0xff : (uint8_t)v;
+}
+
+/* Open a context on @ibdev and add it to the list. Caller holds the lock. */
+static struct cm_device *cm_device_open(struct ibv_device *ibdev)
+{
+	struct ibv_device_attr attr;
+	struct cm_device **bigger;
+	struct cm_device *dev;
+	int ret;
+
+	bigger = realloc(cm_devices, (cm_num_devices + 1) * sizeof(*bigger));
+	if (!bigger) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	cm_devices = bigger;
+	dev = calloc(1, sizeof(*dev));
+	if (!dev) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	dev->verbs = rdmachan_open_device(ibdev);
+	if (!dev->verbs)
+		goto err_free;
+	ret = rdmachan_query_device(dev->verbs, &attr);
+	if (ret) {
+		rdmachan_close_device(dev->verbs);
+		errno = ret;
+		goto err_free;
+	}
+	dev->index = to_rdev(ibdev)->index;
+	dev->max_initiator_depth = cm_clamp_u8(attr.max_qp_init_rd_atom);
+	dev->max_responder_resources = cm_clamp_u8(attr.max_qp_rd_atom);
+	cm_devices[cm_num_devices++] = dev;
+	return dev;
+
+err_free:
+	free(dev);
+	return NULL;
+}
+
+/*
+ * The process-wide context of the device with kernel index @index, opened
+ * on first use. NULL with errno set (ENODEV: no such device) on failure.
+ */
+struct cm_device *cm_device_get(uint32_t index)
+{
+	struct ibv_device **list;
+	struct cm_device *dev;
+	int i, n;
+
+	pthread_mutex_lock(&cm_devices_lock);
+	dev = cm_device_find(index);
+	if (dev)
+		goto out;
+	list = rdmachan_get_device_list(&n);
+	if (!list)
+		goto out;
+	errno = ENODEV;
+	for (i = 0; i < n; i++) {
+		if (to_rdev(list[i])->index == index) {
+			dev = cm_device_open(list[i]);
+			break;
+		}
+	}
+	rdmachan_free_device_list(list);
+out:
+	pthread_mutex_unlock(&cm_devices_lock);
+	return dev;
+}
+
+RDMACHAN_EXPORT struct ibv_context **rdma_get_devices(int *num_devices)
+{
+	struct ibv_context **ctxs = NULL;
+	struct ibv_device **list;
+	struct cm_device *dev;
+	int i, n = 0, err;
+
+	pthread_mutex_lock(&cm_devices_lock);
+	list = rdmachan_get_device_list(&n);
+	if (!list)
+		goto out;
+	/* As librdmacm: no device is a failure, not an empty list. */
+	if (!n) {
+		errno = ENODEV;
+		goto out_free;
+	}
+	ctxs = calloc((size_t)n + 1, sizeof(*ctxs));
+	if (!ctxs) {
+		errno = ENOMEM;
+		goto out_free;
+	}
+	for (i = 0; i < n; i++) {
+		dev = cm_device_find(to_rdev(list[i])->index);
+		if (!dev)
+			dev = cm_device_open(list[i]);
+		if (!dev) {
+			err = errno;
+			free(ctxs);
+			ctxs = NULL;
+			errno = err;
+			goto out_free;
+		}
+		ctxs[i] = dev->verbs;
+	}
+out_free:
+	err = errno;
+	rdmachan_free_device_list(list);
+	errno = err;
+out:
+	pthread_mutex_unlock(&cm_devices_lock);
+	if (num_devices)
+		*num_devices = ctxs ? n : 0;
+	return ctxs;
+}
+
+/* The contexts stay open: only the array is the caller's. */
+RDMACHAN_EXPORT void rdma_free_devices(struct ibv_context **list)
+{
+	free(list);
+}

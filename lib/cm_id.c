@@ -1,0 +1,734 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * librdmachan: CM ids and their operations (rdma_create_id, rdma_bind_addr,
+ * rdma_resolve_addr, rdma_connect, rdma_accept, rdma_get_request, ...).
+ *
+ * An id is a kernel object of its channel's file. A synchronous id (created
+ * or migrated with a NULL channel) has a channel of its own; its operations
+ * that complete with an event wait for that event and leave it in
+ * id->event until the next call on the id, as librdmacm does.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/ib.h>
+
+#include "cm.h"
+
+_Static_assert(sizeof(struct sockaddr_storage) ==
+	       sizeof(struct __kernel_sockaddr_storage),
+	       "socket address storage sizes differ");
+
+struct cm_id *cm_id_alloc(struct cm_channel *chan, void *context,
+			  enum rdma_port_space ps, enum ibv_qp_type qp_type)
+{
+	struct cm_id *id;
+
+	id = calloc(1, sizeof(*id));
+	if (!id) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	id->chan = chan;
+	id->id.channel = &chan->ch;
+	id->id.context = context;
+	id->id.ps = ps;
+	id->id.qp_type = qp_type;
+	return id;
+}
+
+void cm_id_free(struct cm_id *id)
+{
+	free(id->id.route.path_rec);
+	free(id);
+}
+
+static void cm_copy_path(struct ibv_sa_path_rec *dst,
+			 const struct rdmachan_path_rec *src)
+{
+	memset(dst, 0, sizeof(*dst));
+	memcpy(dst->dgid.raw, src->dgid, sizeof(dst->dgid.raw));
+	memcpy(dst->sgid.raw, src->sgid, sizeof(dst->sgid.raw));
+	dst->dlid = (__be16)src->dlid;
+	dst->slid = (__be16)src->slid;
+	dst->raw_traffic = src->raw_traffic;
+	dst->flow_label = (__be32)src->flow_label;
+	dst->hop_limit = src->hop_limit;
+	dst->traffic_class = src->traffic_class;
+	dst->reversible = src->reversible;
+	dst->numb_path = src->numb_path;
+	dst->pkey = (__be16)src->pkey;
+	dst->sl = src->sl;
+	dst->mtu_selector = src->mtu_selector;
+	dst->mtu = src->mtu;
+	dst->rate_selector = src->rate_selector;
+	dst->rate = src->rate;
+	dst->packet_life_time_selector = src->packet_life_time_selector;
+	dst->packet_life_time = src->packet_life_time;
+	dst->preference = src->preference;
+}
+
+/*
+ * Take the addresses, device and path of @route into the id. Fails, leaving
+ * the id as it was, when the device cannot be opened.
+ */
+int cm_id_set_route(struct cm_id *id, const struct rdmachan_cm_route *route)
+{
+	struct rdma_route *r = &id->id.route;
+	struct ibv_sa_path_rec *paths = NULL;
+	struct cm_device *dev = NULL;
+	unsigned int i, n;
+
+	if (route->device_index != RDMACHAN_NO_DEVICE) {
+		dev = cm_device_get(route->device_index);
+		if (!dev)
+			return -1;
+	}
+	n = route->num_paths;
+	if (n > RDMACHAN_CM_MAX_PATHS)
+		n = RDMACHAN_CM_MAX_PATHS;
+	if (n) {
+		paths = calloc(n, sizeof(*paths));
+		if (!paths)
+			return cm_err(ENOMEM);
+		for (i = 0; i < n; i++)
+			cm_copy_path(&paths[i], &route->path[i]);
+	}
+
+	if (route->src_addr.ss_family)
+		memcpy(&r->addr.src_storage, &route->src_addr,
+		       sizeof(r->addr.src_storage));
+	if (route->dst_addr.ss_family)
+		memcpy(&r->addr.dst_storage, &route->dst_addr,
+		       sizeof(r->addr.dst_storage));
+	memcpy(r->addr.addr.ibaddr.sgid.raw, route->sgid,
+	       sizeof(r->addr.addr.ibaddr.sgid.raw));
+	memcpy(r->addr.addr.ibaddr.dgid.raw, route->dgid,
+	       sizeof(r->addr.addr.ibaddr.dgid.raw));
+	/* big-endian, as in the path record and in struct rdma_ib_addr */
+	r->addr.addr.ibaddr.pkey = (__be16)route->pkey;
+	if (dev) {
+		id->dev = dev;
+		id->id.verbs = dev->verbs;
+		id->id.port_num = route->port_num;
+	}
+	if (paths) {
+		free(r->path_rec);
+		r->path_rec = paths;
+		r->num_paths = (int)n;
+	}
+	return 0;
+}
+
+/*
+ * Move @id to @dest, or to a channel of its own when @dest is NULL. The
+ * kernel waits until every event read for the id on its old channel has
+ * been acknowledged, then moves the id and its queued events.
+ */
+int cm_id_migrate(struct cm_id *id, struct cm_channel *dest)
+{
+	struct rdmachan_migrate_id cmd = { .size = sizeof(cmd) };
+	struct cm_channel *old = id->chan, *to = dest;
+	bool was_sync = id->sync;
+	int err;
+
+	if (!to) {
+		to = cm_channel_create();
+		if (!to)
+			return -1;
+	}
+	cmd.fd = old->ch.fd;
+	cmd.handle = id->handle;
+
+	cm_channel_migration_begin(to);
+	if (rdmachan_ioctl(to->ch.fd, RDMACHAN_IOC_MIGRATE_ID, &cmd)) {
+		err = errno;
+		cm_channel_migration_end(to);
+		if (!dest)
+			cm_channel_destroy(to);
+		return cm_err(err);
+	}
+	cm_channel_remove(old, id);
+	id->handle = cmd.out_handle;
+	id->chan = to;
+	id->id.channel = &to->ch;
+	id->sync = !dest;
+	cm_channel_insert(to, id);
+	cm_channel_migration_end(to);
+
+	if (was_sync)
+		cm_channel_destroy(old);
+	return 0;
+}
+
+static socklen_t cm_addr_len(const struct sockaddr *addr)
+{
+	if (!addr)
+		return 0;
+	switch (addr->sa_family) {
+	case AF_INET:
+		return sizeof(struct sockaddr_in);
+	case AF_INET6:
+		return sizeof(struct sockaddr_in6);
+	case AF_IB:
+		return sizeof(struct sockaddr_ib);
+	default:
+		return 0;
+	}
+}
+
+static void cm_ack_id_event(struct cm_id *id)
+{
+	if (id->id.event) {
+		cm_ack_event(to_cm_event(id->id.event));
+		id->id.event = NULL;
+	}
+}
+
+/*
+ * A synchronous id waits for the event that completes its operation, after
+ * acknowledging the previous one (in the same call when it can).
+ */
+static int cm_complete(struct cm_id *id)
+{
+	struct rdma_cm_event *event;
+	struct cm_event *prev = NULL;
+	int status;
+
+	if (!id->sync)
+		return 0;
+	if (id->id.event) {
+		prev = to_cm_event(id->id.event);
+		id->id.event = NULL;
+		if (prev->chan != id->chan) {
+			cm_ack_event(prev);
+			prev = NULL;
+		}
+	}
+	if (cm_get_event(id->chan, prev, &event))
+		return -1;
+	id->id.event = event;
+	status = event->status;
+	if (!status)
+		return 0;
+	if (event->event == RDMA_CM_EVENT_REJECTED)
+		return cm_err(ECONNREFUSED);
+	return cm_err(status < 0 ? -status : status);
+}
+
+/* A command that names the id and one value. */
+static int cm_id_cmd(struct cm_id *id, unsigned long ioc, int32_t value)
+{
+	struct rdmachan_id_cmd cmd = {
+		.size = sizeof(cmd),
+		.handle = id->handle,
+		.value = value,
+	};
+
+	return rdmachan_ioctl(id->chan->ch.fd, ioc, &cmd);
+}
+
+RDMACHAN_EXPORT int rdma_create_id(struct rdma_event_channel *channel,
+				   struct rdma_cm_id **id, void *context,
+				   enum rdma_port_space ps)
+{
+	struct rdmachan_create_id cmd = { .size = sizeof(cmd) };
+	enum ibv_qp_type qp_type;
+	struct cm_channel *chan;
+	struct cm_id *cid;
+	int err;
+
+	if (!id)
+		return cm_err(EINVAL);
+	qp_type = (ps == RDMA_PS_UDP || ps == RDMA_PS_IPOIB) ?
+		  IBV_QPT_UD : IBV_QPT_RC;
+	chan = channel ? to_cm_chan(channel) : cm_channel_create();
+	if (!chan)
+		return -1;
+	cid = cm_id_alloc(chan, context, ps, qp_type);
+	if (!cid)
+		goto err_chan;
+	cid->sync = !channel;
+
+	cmd.user_context = (uintptr_t)cid;
+	cmd.port_space = ps;
+	cmd.qp_type = qp_type;
+	if (rdmachan_ioctl(chan->ch.fd, RDMACHAN_IOC_CREATE_ID, &cmd))
+		goto err_free;
+	cid->handle = cmd.out_handle;
+	cm_channel_insert(chan, cid);
+	*id = &cid->id;
+	return 0;
+
+err_free:
+	cm_id_free(cid);
+err_chan:
+	err = errno;
+	if (!channel)
+		cm_channel_destroy(chan);
+	return cm_err(err);
+}
+
+RDMACHAN_EXPORT int rdma_destroy_id(struct rdma_cm_id *id)
+{
+	struct cm_channel *chan;
+	struct cm_id *cid;
+	int err;
+
+	if (!id)
+		return cm_err(EINVAL);
+	cid = to_cm_id(id);
+	chan = cid->chan;
+	/* The kernel waits for this acknowledgement, so give it first. */
+	cm_ack_id_event(cid);
+
+	/* Events read from now on are acknowledged, not returned. */
+	cm_channel_set_dying(chan, cid, true);
+	if (cm_destroy_kernel_id(chan, cid->handle)) {
+		err = errno;
+		cm_channel_set_dying(chan, cid, false);
+		return cm_err(err);
+	}
+	cm_channel_remove(chan, cid);
+	if (cid->sync)
+		cm_channel_destroy(chan);
+	cm_id_free(cid);
+	return 0;
+}
+
+RDMACHAN_EXPORT int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
+{
+	struct rdmachan_bind_addr cmd;
+	struct cm_id *cid;
+	socklen_t len;
+
+	len = cm_addr_len(addr);
+	if (!id || !len)
+		return cm_err(EINVAL);
+	cid = to_cm_id(id);
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.size = sizeof(cmd);
+	cmd.handle = cid->handle;
+	memcpy(&cmd.addr, addr, len);
+	if (rdmachan_ioctl(cid->chan->ch.fd, RDMACHAN_IOC_BIND_ADDR, &cmd))
+		return -1;
+	return cm_id_set_route(cid, &cmd.out_route);
+}
+
+RDMACHAN_EXPORT int rdma_resolve_addr(struct rdma_cm_id *id,
+				      struct sockaddr *src_addr,
+				      struct sockaddr *dst_addr, int timeout_ms)
+{
+	struct rdmachan_resolve_addr cmd;
+	socklen_t src_len, dst_len;
+	struct cm_id *cid;
+
+	dst_len = cm_addr_len(dst_addr);
+	src_len = cm_addr_len(src_addr);
+	if (!id || !dst_len || (src_addr && !src_len))
+		return cm_err(EINVAL);
+	cid = to_cm_id(id);
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.size = sizeof(cmd);
+	cmd.handle = cid->handle;
+	cmd.timeout_ms = (uint32_t)timeout_ms;
+	if (src_addr)
+		memcpy(&cmd.src_addr, src_addr, src_len);
+	memcpy(&cmd.dst_addr, dst_addr, dst_len);
+	if (rdmachan_ioctl(cid->chan->ch.fd, RDMACHAN_IOC_RESOLVE_ADDR, &cmd))
+		return -1;
+
+	/* As librdmacm: the peer's address is known from here on. */
+	memset(&id->route.addr.dst_storage, 0,
+	       sizeof(id->route.addr.dst_storage));
+	memcpy(&id->route.addr.dst_storage, dst_addr, dst_len);
+	return cm_complete(cid);
+}
+
+RDMACHAN_EXPORT int rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
+{
+	struct cm_id *cid;
+
+	if (!id)
+		return cm_err(EINVAL);
+	cid = to_cm_id(id);
+	if (cm_id_cmd(cid, RDMACHAN_IOC_RESOLVE_ROUTE, timeout_ms))
+		return -1;
+	return cm_complete(cid);
+}
+
+RDMACHAN_EXPORT int rdma_listen(struct rdma_cm_id *id, int backlog)
+{
+	if (!id)
+		return cm_err(EINVAL);
+	return cm_id_cmd(to_cm_id(id), RDMACHAN_IOC_LISTEN, backlog);
+}
+
+/*
+ * As librdmacm: a connected (RDMA_PS_TCP) id without a QP needs the
+ * parameters, for the QP number, and the RDMA read depths the caller asks
+ * for must fit the device.
+ */
+static int cm_check_param(struct cm_id *id,
+			  const struct rdma_conn_param *param)
+{
+	if (id->id.ps != RDMA_PS_TCP)
+		return 0;
+	if (!param)
+		return id->id.qp ? 0 : cm_err(EINVAL);
+	if (!id->dev)
+		return 0;
+	if (param->responder_resources != RDMA_MAX_RESP_RES &&
+	    param->responder_resources > id->dev->max_responder_resources)
+		return cm_err(EINVAL);
+	if (param->initiator_depth != RDMA_MAX_INIT_DEPTH &&
+	    param->initiator_depth > id->dev->max_initiator_depth)
+		return cm_err(EINVAL);
+	return 0;
+}
+
+static void cm_fill_conn(struct rdmachan_conn_param *dst,
+			 const struct rdma_conn_param *src,
+			 uint8_t initiator_depth, uint8_t responder_resources)
+{
+	dst->initiator_depth = initiator_depth;
+	dst->responder_resources = responder_resources;
+	if (!src) {
+		dst->retry_count = 7;
+		dst->rnr_retry_count = 7;
+		return;
+	}
+	dst->flow_control = src->flow_control;
+	dst->retry_count = src->retry_count;
+	dst->rnr_retry_count = src->rnr_retry_count;
+	dst->srq = src->srq;
+	dst->qp_num = src->qp_num;
+	if (src->private_data && src->private_data_len) {
+		memcpy(dst->private_data, src->private_data,
+		       src->private_data_len);
+		dst->private_data_len = src->private_data_len;
+	}
+}
+
+RDMACHAN_EXPORT int rdma_connect(struct rdma_cm_id *id,
+				 struct rdma_conn_param *conn_param)
+{
+	struct rdmachan_connect cmd;
+	uint8_t init_depth = 0, resp_res = 0;
+	struct cm_id *cid;
+
+	if (!id)
+		return cm_err(EINVAL);
+	cid = to_cm_id(id);
+	if (cm_check_param(cid, conn_param))
+		return -1;
+	if (cid->dev) {
+		init_depth = cid->dev->max_initiator_depth;
+		resp_res = cid->dev->max_responder_resources;
+	}
+	if (conn_param && conn_param->initiator_depth != RDMA_MAX_INIT_DEPTH)
+		init_depth = conn_param->initiator_depth;
+	if (conn_param &&
+	    conn_param->responder_resources != RDMA_MAX_RESP_RES)
+		resp_res = conn_param->responder_resources;
+
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.size = sizeof(cmd);
+	cmd.handle = cid->handle;
+	cm_fill_conn(&cmd.conn, conn_param, init_depth, resp_res);
+	if (rdmachan_ioctl(cid->chan->ch.fd, RDMACHAN_IOC_CONNECT, &cmd))
+		return -1;
+	return cm_complete(cid);
+}
+
+static uint8_t cm_min_u8(uint8_t a, uint8_t b)
+{
+	return a < b ? a : b;
+}
+
+RDMACHAN_EXPORT int rdma_accept(struct rdma_cm_id *id,
+				struct rdma_conn_param *conn_param)
+{
+	struct rdmachan_connect cmd;
+	uint8_t init_depth, resp_res;
+	struct cm_id *cid;
+
+	if (!id)
+		return cm_err(EINVAL);
+	cid = to_cm_id(id);
+	if (cm_check_param(cid, conn_param))
+		return -1;
+
+	/* Unless told otherwise, what the request asked for, if it fits. */
+	init_depth = cid->req_initiator_depth;
+	resp_res = cid->req_responder_resources;
+	if (cid->dev) {
+		init_depth = cm_min_u8(init_depth,
+				       cid->dev->max_initiator_depth);
+		resp_res = cm_min_u8(resp_res,
+				     cid->dev->max_responder_resources);
+	}
+	if (conn_param && conn_param->initiator_depth != RDMA_MAX_INIT_DEPTH)
+		init_depth = conn_param->initiator_depth;
+	if (conn_param &&
+	    conn_param->responder_resources != RDMA_MAX_RESP_RES)
+		resp_res = conn_param->responder_resources;
+
+	/* @conn_param may point into id->event: read it before the ack. */
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.size = sizeof(cmd);
+	cmd.handle = cid->handle;
+	cmd.user_context = (uintptr_t)cid;
+	cm_fill_conn(&cmd.conn, conn_param, init_depth, resp_res);
+	if (rdmachan_ioctl(cid->chan->ch.fd, RDMACHAN_IOC_ACCEPT, &cmd))
+		return -1;
+
+	/* A datagram id is done: there is no connection to wait for. */
+	if (id->qp_type == IBV_QPT_UD) {
+		if (cid->sync)
+			cm_ack_id_event(cid);
+		return 0;
+	}
+	return cm_complete(cid);
+}
+
+/* The kernel's reject reasons: IB_CM_REJ_VENDOR_OPTION_NOT_SUPPORTED. */
+#define CM_REJ_VENDOR_OPTION_NOT_SUPPORTED 35
+
+static int cm_reject(struct rdma_cm_id *id, const void *private_data,
+		     uint8_t private_data_len, uint32_t reason)
+{
+	struct rdmachan_reject cmd;
+	struct cm_id *cid;
+
+	if (!id)
+		return cm_err(EINVAL);
+	cid = to_cm_id(id);
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.size = sizeof(cmd);
+	cmd.handle = cid->handle;
+	cmd.reason = reason;
+	if (private_data && private_data_len) {
+		memcpy(cmd.private_data, private_data, private_data_len);
+		cmd.private_data_len = private_data_len;
+	}
+	if (rdmachan_ioctl(cid->chan->ch.fd, RDMACHAN_IOC_REJECT, &cmd))
+		return -1;
+	/* The request's event is referenced until the reject, no longer. */
+	if (cid->sync)
+		cm_ack_id_event(cid);
+	return 0;
+}
+
+RDMACHAN_EXPORT int rdma_reject(struct rdma_cm_id *id, const void *private_data,
+				uint8_t private_data_len)
+{
+	return cm_reject(id, private_data, private_data_len, 0);
+}
+
+RDMACHAN_EXPORT int rdma_reject_ece(struct rdma_cm_id *id,
+				    const void *private_data,
+				    uint8_t private_data_len)
+{
+	return cm_reject(id, private_data, private_data_len,
+			 CM_REJ_VENDOR_OPTION_NOT_SUPPORTED);
+}
+
+RDMACHAN_EXPORT int rdma_disconnect(struct rdma_cm_id *id)
+{
+	struct cm_id *cid;
+
+	if (!id)
+		return cm_err(EINVAL);
+	cid = to_cm_id(id);
+	if (cm_id_cmd(cid, RDMACHAN_IOC_DISCONNECT, 0))
+		return -1;
+	return cm_complete(cid);
+}
+
+RDMACHAN_EXPORT int rdma_establish(struct rdma_cm_id *id)
+{
+	if (!id || id->qp)
+		return cm_err(EINVAL);
+	return cm_id_cmd(to_cm_id(id), RDMACHAN_IOC_ESTABLISH, 0);
+}
+
+RDMACHAN_EXPORT int rdma_notify(struct rdma_cm_id *id,
+				enum ibv_event_type event)
+{
+	if (!id)
+		return cm_err(EINVAL);
+	return cm_id_cmd(to_cm_id(id), RDMACHAN_IOC_NOTIFY, (int32_t)event);
+}
+
+RDMACHAN_EXPORT int rdma_get_request(struct rdma_cm_id *listen,
+				     struct rdma_cm_id **id)
+{
+	struct rdma_cm_event *event;
+	struct cm_event *prev = NULL;
+	struct cm_id *lid;
+	int status;
+
+	if (!listen || !id)
+		return cm_err(EINVAL);
+	lid = to_cm_id(listen);
+	if (!lid->sync)
+		return cm_err(EINVAL);
+
+	if (listen->event) {
+		prev = to_cm_event(listen->event);
+		listen->event = NULL;
+		if (prev->chan != lid->chan) {
+			cm_ack_event(prev);
+			prev = NULL;
+		}
+	}
+	if (cm_get_event(lid->chan, prev, &event))
+		return -1;
+
+	status = event->status;
+	if (status || event->event != RDMA_CM_EVENT_CONNECT_REQUEST) {
+		/* Kept for the caller to look at, as librdmacm keeps it. */
+		listen->event = event;
+		if (!status)
+			return cm_err(EINVAL);
+		return cm_err(status < 0 ? -status : status);
+	}
+	*id = event->id;
+	event->id->event = event;
+	return 0;
+}
+
+RDMACHAN_EXPORT int rdma_migrate_id(struct rdma_cm_id *id,
+				    struct rdma_event_channel *channel)
+{
+	struct cm_channel *dest;
+	struct cm_id *cid;
+
+	if (!id)
+		return cm_err(EINVAL);
+	cid = to_cm_id(id);
+	if (cid->sync && !channel)
+		return cm_err(EINVAL);
+	dest = channel ? to_cm_chan(channel) : NULL;
+	if (dest == cid->chan)
+		return 0;
+	/* The kernel waits for this acknowledgement before moving the id. */
+	cm_ack_id_event(cid);
+	return cm_id_migrate(cid, dest);
+}
+
+RDMACHAN_EXPORT int rdma_set_option(struct rdma_cm_id *id, int level,
+				    int optname, void *optval, size_t optlen)
+{
+	struct rdmachan_set_option cmd = { .size = sizeof(cmd) };
+	struct cm_id *cid;
+
+	if (!id)
+		return cm_err(EINVAL);
+	cid = to_cm_id(id);
+	if (level != RDMA_OPTION_ID)
+		return cm_err(ENOSYS);
+
+	switch (optname) {
+	case RDMA_OPTION_ID_TOS:
+	case RDMA_OPTION_ID_ACK_TIMEOUT:
+		if (optlen != sizeof(uint8_t))
+			return cm_err(EINVAL);
+		if (!optval)
+			return cm_err(EFAULT);
+		cmd.value = *(uint8_t *)optval;
+		break;
+	case RDMA_OPTION_ID_REUSEADDR:
+	case RDMA_OPTION_ID_AFONLY:
+		if (optlen != sizeof(int))
+			return cm_err(EINVAL);
+		if (!optval)
+			return cm_err(EFAULT);
+		cmd.value = (uint32_t)*(int *)optval;
+		break;
+	default:
+		return cm_err(ENOSYS);
+	}
+	cmd.handle = cid->handle;
+	cmd.level = (uint32_t)level;
+	cmd.optname = (uint32_t)optname;
+	return rdmachan_ioctl(cid->chan->ch.fd, RDMACHAN_IOC_SET_OPTION, &cmd);
+}
+
+RDMACHAN_EXPORT int rdma_init_qp_attr(struct rdma_cm_id *id,
+				      struct ibv_qp_attr *qp_attr,
+				      int *qp_attr_mask)
+{
+	struct rdmachan_init_qp_attr cmd = { .size = sizeof(cmd) };
+	const struct rdmachan_ah_attr *ah = &cmd.out_ah_attr;
+	enum ibv_qp_state state;
+	struct cm_id *cid;
+
+	if (!id || !qp_attr || !qp_attr_mask)
+		return cm_err(EINVAL);
+	cid = to_cm_id(id);
+	state = qp_attr->qp_state;
+	cmd.handle = cid->handle;
+	cmd.qp_state = state;
+	if (rdmachan_ioctl(cid->chan->ch.fd, RDMACHAN_IOC_INIT_QP_ATTR, &cmd))
+		return -1;
+
+	memset(qp_attr, 0, sizeof(*qp_attr));
+	qp_attr->qp_state = state;
+	qp_attr->qkey = cmd.out_qkey;
+	qp_attr->rq_psn = cmd.out_rq_psn;
+	qp_attr->sq_psn = cmd.out_sq_psn;
+	qp_attr->dest_qp_num = cmd.out_dest_qp_num;
+	qp_attr->qp_access_flags = cmd.out_qp_access_flags;
+	qp_attr->pkey_index = cmd.out_pkey_index;
+	qp_attr->path_mtu = (enum ibv_mtu)cmd.out_path_mtu;
+	qp_attr->port_num = cmd.out_port_num;
+	qp_attr->max_rd_atomic = cmd.out_max_rd_atomic;
+	qp_attr->max_dest_rd_atomic = cmd.out_max_dest_rd_atomic;
+	qp_attr->min_rnr_timer = cmd.out_min_rnr_timer;
+	qp_attr->timeout = cmd.out_timeout;
+	qp_attr->retry_cnt = cmd.out_retry_cnt;
+	qp_attr->rnr_retry = cmd.out_rnr_retry;
+	memcpy(qp_attr->ah_attr.grh.dgid.raw, ah->dgid,
+	       sizeof(qp_attr->ah_attr.grh.dgid.raw));
+	qp_attr->ah_attr.grh.flow_label = ah->flow_label;
+	qp_attr->ah_attr.grh.sgid_index = ah->sgid_index;
+	qp_attr->ah_attr.grh.hop_limit = ah->hop_limit;
+	qp_attr->ah_attr.grh.traffic_class = ah->traffic_class;
+	qp_attr->ah_attr.dlid = ah->dlid;
+	qp_attr->ah_attr.sl = ah->sl;
+	qp_attr->ah_attr.src_path_bits = ah->src_path_bits;
+	qp_attr->ah_attr.static_rate = ah->static_rate;
+	qp_attr->ah_attr.is_global = ah->is_global;
+	qp_attr->ah_attr.port_num = ah->port_num;
+	*qp_attr_mask = (int)cmd.out_attr_mask;
+	return 0;
+}
+
+static __be16 cm_port_of(const struct sockaddr *addr)
+{
+	switch (addr->sa_family) {
+	case AF_INET:
+		return ((const struct sockaddr_in *)addr)->sin_port;
+	case AF_INET6:
+		return ((const struct sockaddr_in6 *)addr)->sin6_port;
+	case AF_IB:
+		return htobe16((uint16_t)be64toh(
+			((const struct sockaddr_ib *)addr)->sib_sid));
+	default:
+		return 0;
+	}
+}
+
+RDMACHAN_EXPORT __be16 rdma_get_src_port(struct rdma_cm_id *id)
+{
+	return cm_port_of(&id->route.addr.src_addr);
+}
+
+RDMACHAN_EXPORT __be16 rdma_get_dst_port(struct rdma_cm_id *id)
+{
+	return cm_port_of(&id->route.addr.dst_addr);
+}
