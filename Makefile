@@ -1,8 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 #   make            build rdmachan.ko, librdmachan, the demo and selftests
-#   make demo       build, then list RDMA devices and ports in the test VM
+#   make demo       build, then list RDMA devices and make a connection in
+#                   the test VM
 #   make check      build, then run the whole test suite in the test VM
+#   make bench      build, then compare rdmachan with the stock CM stack in
+#                   the test VM
 #   make setup      install build/VM packages, unpack the guest kernel
 #   make install    install the module and the library (PREFIX, DESTDIR)
 #   make clean      remove everything the build made
@@ -38,12 +41,14 @@ SELFTEST_SRCS := $(wildcard selftests/*.c)
 SELFTESTS := $(SELFTEST_SRCS:selftests/%.c=$(B)/selftests/%)
 SELFTEST_CFLAGS := $(USER_CFLAGS) -I$(LINUX_SRC)/tools/testing/selftests \
 	-Wno-unused-parameter -Wno-sign-compare
-DEMO := $(B)/bin/rdmachan-devinfo
+DEMO := $(B)/bin/rdmachan-devinfo $(B)/bin/rdmachan-connect
+BENCH := $(B)/bench/cm_bench-rdmachan $(B)/bench/cm_bench-stock \
+	$(B)/bench/libsyscount.so
 
 .PHONY: all module lib selftests setup demo check check-guest clean install \
-	checkpatch FORCE
+	checkpatch bench FORCE
 
-all: module lib $(DEMO) selftests
+all: module lib $(DEMO) $(BENCH) selftests
 
 module:
 	@test -n "$(KDIR)" || { echo "no kernel build directory: run 'make setup' or set KDIR" >&2; exit 1; }
@@ -70,9 +75,22 @@ $(B)/lib/pkgconfig/librdmachan.pc: lib/librdmachan.pc.in Makefile
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< >$@
 
-$(DEMO): demo/devinfo.c $(LIB_SO)
+$(B)/bin/rdmachan-%: demo/%.c $(LIB_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -o $@ $< $(LIB_LINK)
+
+# The same benchmark source against librdmachan and against rdma-core.
+$(B)/bench/cm_bench-rdmachan: bench/cm_bench.c $(LIB_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -o $@ $< $(LIB_LINK) -lpthread -ldl
+
+$(B)/bench/cm_bench-stock: bench/cm_bench.c
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -o $@ $< -lrdmacm -libverbs -lpthread -ldl
+
+$(B)/bench/libsyscount.so: bench/syscount.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Wall -Wextra -Werror -fPIC -shared -o $@ $< -ldl
 
 selftests: $(SELFTESTS)
 
@@ -87,11 +105,15 @@ setup:
 # Both run against the VM's kernel, whatever the host runs.
 demo: setup
 	$(MAKE) all-vm
-	vm/run -- $(DEMO)
+	vm/run -- sh -c '$(B)/bin/rdmachan-devinfo && $(B)/bin/rdmachan-connect'
+
+bench: setup
+	$(MAKE) all-vm $(BENCH)
+	vm/run --logdir $(B)/vm-bench -- bench/run
 
 # selftests/check builds the module itself, to see every W=1 warning.
 check: setup
-	$(MAKE) KDIR=$(VM_KDIR) lib $(DEMO) selftests
+	$(MAKE) KDIR=$(VM_KDIR) lib $(DEMO) $(BENCH) selftests
 	selftests/check
 
 all-vm:
