@@ -5,13 +5,16 @@
  * Pure userspace, on top of getaddrinfo(3): the node and service are
  * resolved as IP addresses, the QP type and port space come from the hints
  * or from the socket type and protocol of the answer. There is no route
- * resolution through ibacm, so ai_route and ai_connect stay empty, and an
- * active side's source address is only what the hints give.
+ * resolution through ibacm, so ai_route and ai_connect stay empty. An
+ * active side's source address, unless the hints give one, is the one the
+ * routing table picks for the destination (a connected UDP socket's local
+ * address, which sends nothing), and none when there is no route.
  */
 #include <errno.h>
 #include <netdb.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cm.h"
 
@@ -24,6 +27,36 @@ static int cm_copy_sockaddr(struct sockaddr **dst, socklen_t *dst_len,
 	memcpy(*dst, src, src_len);
 	*dst_len = src_len;
 	return 0;
+}
+
+/*
+ * The local address the kernel would send from to @dst, port 0. Returns
+ * 0 and leaves @rai alone when there is none: that is not an error.
+ */
+static int cm_find_source(struct rdma_addrinfo *rai)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	int fd, ret = 0;
+
+	if (rai->ai_dst_addr->sa_family != AF_INET &&
+	    rai->ai_dst_addr->sa_family != AF_INET6)
+		return 0;
+	fd = socket(rai->ai_dst_addr->sa_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	if (!connect(fd, rai->ai_dst_addr, rai->ai_dst_len) &&
+	    !getsockname(fd, (struct sockaddr *)&ss, &len) &&
+	    len <= sizeof(ss)) {
+		if (ss.ss_family == AF_INET)
+			((struct sockaddr_in *)&ss)->sin_port = 0;
+		else
+			((struct sockaddr_in6 *)&ss)->sin6_port = 0;
+		ret = cm_copy_sockaddr(&rai->ai_src_addr, &rai->ai_src_len,
+				       (struct sockaddr *)&ss, len);
+	}
+	close(fd);
+	return ret;
 }
 
 static void cm_hints_to_ai(struct addrinfo *ai, const struct rdma_addrinfo *h)
@@ -155,6 +188,9 @@ RDMACHAN_EXPORT int rdma_getaddrinfo(const char *node, const char *service,
 	if (!ret && !rai->ai_src_len && h->ai_src_len)
 		ret = cm_copy_sockaddr(&rai->ai_src_addr, &rai->ai_src_len,
 				       h->ai_src_addr, h->ai_src_len);
+	if (!ret && !rai->ai_src_len && rai->ai_dst_len &&
+	    !(rai->ai_flags & RAI_PASSIVE))
+		ret = cm_find_source(rai);
 	if (ret)
 		goto err;
 	*res = rai;

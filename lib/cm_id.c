@@ -629,6 +629,12 @@ RDMACHAN_EXPORT int rdma_set_option(struct rdma_cm_id *id, int level,
 	if (!id)
 		return cm_err(EINVAL);
 	cid = to_cm_id(id);
+	if (level == RDMA_OPTION_IB && optname == RDMA_OPTION_IB_PATH) {
+		/* Checked as ucma checks it, but there is no ioctl for it. */
+		if (!optlen || optlen % sizeof(struct ibv_path_data))
+			return cm_err(EINVAL);
+		return cm_err(ENOSYS);
+	}
 	if (level != RDMA_OPTION_ID)
 		return cm_err(ENOSYS);
 
