@@ -12,6 +12,7 @@
  * event it handed out, so an event held here would hang it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -337,7 +338,7 @@ static int cm_translate(struct cm_channel *chan,
 
 	id = cm_event_id(chan, kev->id_handle);
 	if (kev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
-		if (!id) {
+		if (!id || !kev->new_id_handle) {
 			/* The kernel's new id is ours to dispose of. */
 			if (kev->new_id_handle)
 				cm_destroy_kernel_id(chan, kev->new_id_handle);
@@ -375,6 +376,23 @@ discard:
 }
 
 /*
+ * Another thread may hold the read lock while it sleeps in the kernel; a
+ * channel made non-blocking must not wait for that thread.
+ */
+static int cm_lock_reader(struct cm_channel *chan)
+{
+	int flags;
+
+	if (!pthread_mutex_trylock(&chan->get_lock))
+		return 0;
+	flags = fcntl(chan->ch.fd, F_GETFL);
+	if (flags >= 0 && (flags & O_NONBLOCK))
+		return cm_err(EAGAIN);
+	pthread_mutex_lock(&chan->get_lock);
+	return 0;
+}
+
+/*
  * Read one event from @chan and translate it. @ack, an event of @chan or
  * NULL, is acknowledged by the same call and freed in any case.
  */
@@ -394,7 +412,12 @@ int cm_get_event(struct cm_channel *chan, struct cm_event *ack,
 		return cm_err(ENOMEM);
 	}
 
-	pthread_mutex_lock(&chan->get_lock);
+	if (cm_lock_reader(chan)) {
+		if (ack)
+			cm_ack_event(ack);
+		free(evt);
+		return cm_err(EAGAIN);
+	}
 	for (;;) {
 		memset(&cmd, 0, sizeof(cmd));
 		memset(&kev, 0, sizeof(kev));
