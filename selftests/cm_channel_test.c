@@ -620,6 +620,93 @@ TEST_F(chan, blocking_get_and_signals)
 	EXPECT_EQ(0, rdma_ack_cm_event(g2.ev));
 }
 
+/*
+ * Events pile up on a channel nobody reads: every one is still delivered
+ * ("every other event is always delivered").
+ */
+#define MANY_IDS 400
+
+TEST_F(chan, many_queued_events)
+{
+	struct rdma_cm_id **ids = calloc(MANY_IDS, sizeof(*ids));
+	struct rdma_cm_event *ev;
+	int i, got = 0, dup = 0, foreign = 0;
+	char *seen = calloc(MANY_IDS, 1);
+
+	ASSERT_NE(NULL, ids);
+	ASSERT_NE(NULL, seen);
+	for (i = 0; i < MANY_IDS; i++) {
+		ASSERT_EQ(0, rdma_create_id(self->ch, &ids[i],
+					    (void *)(uintptr_t)i, RDMA_PS_TCP));
+		ASSERT_EQ(0, cm_resolve_addr(ids[i], htons(7471)));
+	}
+	/* let them all complete before the first read */
+	cm_sleep_ms(3000);
+	while (got < MANY_IDS &&
+	       !cm_get_event(self->ch, &ev, CM_TIMEOUT_MS)) {
+		i = (int)(uintptr_t)ev->id->context;
+		if (i < 0 || i >= MANY_IDS || ids[i] != ev->id ||
+		    ev->event != RDMA_CM_EVENT_ADDR_RESOLVED || ev->status)
+			foreign++;
+		else if (seen[i]++)
+			dup++;
+		got++;
+		rdma_ack_cm_event(ev);
+	}
+	EXPECT_EQ(MANY_IDS, got);
+	EXPECT_EQ(0, dup);
+	EXPECT_EQ(0, foreign);
+	EXPECT_TRUE(cm_quiet(self->ch, CM_QUIET_MS));
+	for (i = 0; i < MANY_IDS; i++)
+		EXPECT_EQ(0, rdma_destroy_id(ids[i]));
+	free(ids);
+	free(seen);
+}
+
+/*
+ * Once rdma_destroy_id has returned, no event names the id any more, even
+ * when one was on its way (a disconnect racing the destroy).
+ */
+TEST_F(chan, no_event_after_destroy)
+{
+	struct rdma_cm_id *listen;
+	struct rdma_cm_event *ev;
+	struct cm_conn c;
+	int round, stale = 0, client_disc = 0;
+
+	ASSERT_EQ(0, cm_listen(self->ch, RDMA_PS_TCP, 8, &listen));
+	for (round = 0; round < 10; round++) {
+		ASSERT_EQ(0, cm_connect_pair(self->ch, self->ch, listen, &c));
+		ASSERT_EQ(0, rdma_disconnect(c.client));
+		/* the server's DISCONNECTED may be queued, coming or not yet */
+		if (round % 2)
+			cm_sleep_ms(round * 20);
+		ASSERT_EQ(0, rdma_destroy_id(c.server));
+		client_disc = 0;
+		/* from here on, only the client's events may come */
+		while (!cm_get_event(self->ch, &ev, 2 * CM_QUIET_MS)) {
+			if (ev->id != c.client)
+				stale++;
+			else if (ev->event == RDMA_CM_EVENT_DISCONNECTED)
+				client_disc++;
+			rdma_ack_cm_event(ev);
+			if (client_disc && cm_poll(self->ch, 0) == 0)
+				break;
+		}
+		EXPECT_EQ(1, client_disc) TH_LOG("round %d", round);
+		/* its TIMEWAIT_EXIT, at most */
+		while (!cm_get_event(self->ch, &ev, CM_QUIET_MS)) {
+			if (ev->id != c.client ||
+			    ev->event != RDMA_CM_EVENT_TIMEWAIT_EXIT)
+				stale++;
+			rdma_ack_cm_event(ev);
+		}
+		ASSERT_EQ(0, rdma_destroy_id(c.client));
+	}
+	EXPECT_EQ(0, stale);
+	EXPECT_EQ(0, rdma_destroy_id(listen));
+}
+
 /* An id whose events were all acked is destroyed at once. */
 TEST_F(chan, destroy_after_ack_does_not_wait)
 {

@@ -569,6 +569,42 @@ TEST_F(conn, destroy_connected_client)
 	EXPECT_EQ(0, rdma_destroy_id(c.server));
 }
 
+/* A request's id outlives its listener. */
+TEST_F(conn, accept_after_listener_destroyed)
+{
+	struct rdma_cm_id *client, *server;
+	struct rdma_conn_param param;
+	struct rdma_cm_event *ev;
+	struct cm_conn c;
+
+	ASSERT_EQ(0, cm_resolve(self->cch, RDMA_PS_TCP,
+				rdma_get_src_port(self->listen), &client));
+	cm_conn_param(&param, cm_next_qpn(), cm_req_data, sizeof(cm_req_data));
+	ASSERT_EQ(0, rdma_connect(client, &param));
+	ev = cm_expect(self->sch, RDMA_CM_EVENT_CONNECT_REQUEST, NULL,
+		       CM_TIMEOUT_MS);
+	ASSERT_NE(NULL, ev);
+	server = ev->id;
+	EXPECT_EQ(0, rdma_ack_cm_event(ev));
+	ASSERT_EQ(0, rdma_destroy_id(self->listen));
+	/* the fixture's teardown destroys a listener: a fresh one */
+	ASSERT_EQ(0, cm_listen(self->sch, RDMA_PS_TCP, 8, &self->listen));
+	cm_conn_param(&param, cm_next_qpn(), cm_rep_data, sizeof(cm_rep_data));
+	ASSERT_EQ(0, rdma_accept(server, &param));
+	ASSERT_EQ(0, cm_expect_ok(self->cch, RDMA_CM_EVENT_CONNECT_RESPONSE,
+				  client));
+	ASSERT_EQ(0, rdma_establish(client));
+	ASSERT_EQ(0, cm_expect_ok(self->sch, RDMA_CM_EVENT_ESTABLISHED, server));
+	c.client = client;
+	c.server = server;
+	ASSERT_EQ(0, cm_disconnect_pair(self->cch, self->sch, &c));
+	cm_drain(self->cch, CM_QUIET_MS);
+	if (self->sch != self->cch)
+		cm_drain(self->sch, CM_QUIET_MS);
+	EXPECT_EQ(0, rdma_destroy_id(server));
+	EXPECT_EQ(0, rdma_destroy_id(client));
+}
+
 /* A connect request that is never accepted dies with its id. */
 TEST_F(conn, destroy_unanswered_request)
 {
