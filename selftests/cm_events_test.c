@@ -16,6 +16,13 @@
 #include "rdmachan_test.h"
 #include "kselftest_harness.h"
 
+/*
+ * Tests that reconfigure the network run ip, rdma and modprobe, which take
+ * seconds each under the debug kernel (KASAN, lockdep): more than the
+ * harness's default 30 s for the whole test.
+ */
+#define NETDEV_TIMEOUT_S 180
+
 static const struct {
 	enum rdma_cm_event_type type;
 	const char *name;
@@ -105,7 +112,7 @@ FIXTURE_TEARDOWN(netdev)
  * A neighbour that never answers ARP: address resolution times out after
  * the timeout given to rdma_resolve_addr.
  */
-TEST_F(netdev, addr_error_no_arp_reply)
+TEST_F_TIMEOUT(netdev, addr_error_no_arp_reply, NETDEV_TIMEOUT_S)
 {
 	ASSERT_EQ(0, run_cmd("ip link add cmtv0 type veth peer name cmtv1 && "
 			     "ip addr add 10.79.0.1/24 dev cmtv0 && "
@@ -114,7 +121,7 @@ TEST_F(netdev, addr_error_no_arp_reply)
 }
 
 /* A route through a netdev that has no RDMA device. */
-TEST_F(netdev, addr_error_no_rdma_device)
+TEST_F_TIMEOUT(netdev, addr_error_no_rdma_device, NETDEV_TIMEOUT_S)
 {
 	ASSERT_EQ(0, run_cmd("ip link add cmtd0 type dummy && "
 			     "ip addr add 10.78.0.1/24 dev cmtd0 && "
@@ -288,7 +295,7 @@ FIXTURE_TEARDOWN(removal)
 	EXPECT_EQ(0, rxe_restore());
 }
 
-TEST_F(removal, device_removal_under_ids)
+TEST_F_TIMEOUT(removal, device_removal_under_ids, NETDEV_TIMEOUT_S)
 {
 	struct rdma_event_channel *ch;
 	struct rdma_cm_id *listen;
@@ -423,7 +430,7 @@ static int addr_change_user(int ready, int go)
 	return 0;
 }
 
-TEST_F(bond, addr_change_on_failover)
+TEST_F_TIMEOUT(bond, addr_change_on_failover, NETDEV_TIMEOUT_S)
 {
 	int ready[2], go[2], status;
 	pid_t user;
@@ -473,7 +480,7 @@ FIXTURE_TEARDOWN(mac)
 			     self->old));
 }
 
-TEST_F(mac, mac_change_of_plain_netdev)
+TEST_F_TIMEOUT(mac, mac_change_of_plain_netdev, NETDEV_TIMEOUT_S)
 {
 	struct rdma_event_channel *ch = rdma_create_event_channel();
 	struct rdma_cm_id *id, *listen;
