@@ -347,8 +347,9 @@ int rdmachan_cmd_get_events(struct rdmachan_call *call, void *arg)
 			return ret;
 		ret = wait_event_interruptible(file->events_wait,
 					       rdmachan_cm_events_pending(file));
+		/* A restart would repeat acks already taken. */
 		if (ret)
-			return ret;
+			return cmd->num_acks ? -EINTR : ret;
 	}
 	cmd->out_num_events = n;
 	return 0;

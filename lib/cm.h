@@ -35,6 +35,8 @@ struct cm_device {
 
 struct cm_id;
 
+#define CM_MAX_PENDING_ACKS 64
+
 struct cm_channel {
 	/* what programs see: the file descriptor */
 	struct rdma_event_channel ch;
@@ -54,6 +56,14 @@ struct cm_channel {
 	uint32_t count;
 	/* migrations into this channel whose id is not in the table yet */
 	unsigned int migrating;
+	/*
+	 * Acknowledgements not sent yet: they ride on the channel's next
+	 * GET_EVENTS. While a destroy or migration waits in the kernel for
+	 * acknowledgements of this channel (@ack_waiters), they go at once.
+	 */
+	uint32_t pending_acks[CM_MAX_PENDING_ACKS];
+	unsigned int num_pending_acks;
+	unsigned int ack_waiters;
 };
 
 struct cm_id {
@@ -116,6 +126,8 @@ int cm_get_event(struct cm_channel *chan, struct cm_event *ack,
 		 struct rdma_cm_event **event);
 int cm_ack_event(struct cm_event *evt);
 int cm_destroy_kernel_id(struct cm_channel *chan, uint32_t handle);
+void cm_channel_wait_acks_begin(struct cm_channel *chan);
+void cm_channel_wait_acks_end(struct cm_channel *chan);
 
 /* cm_id.c */
 struct cm_id *cm_id_alloc(struct cm_channel *chan, void *context,

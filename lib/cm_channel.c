@@ -10,6 +10,11 @@
  * being destroyed, or a connect request could not be set up). Nothing is
  * kept back: the kernel's destroy waits for the acknowledgement of every
  * event it handed out, so an event held here would hang it.
+ *
+ * Acknowledgements are sent with the channel's next GET_EVENTS, which saves
+ * a kernel crossing per event. Only the kernel's destroy and migrate wait
+ * for them; those flush what is pending first and, while they wait, make
+ * every acknowledgement go at once.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -189,15 +194,60 @@ static struct cm_id *cm_event_id(struct cm_channel *chan, uint32_t handle)
 	return id;
 }
 
-static int cm_ack_handle(struct cm_channel *chan, uint32_t handle)
+/* All of @handles, or one by one when the kernel refuses the batch. */
+static int cm_ack_handles(struct cm_channel *chan, const uint32_t *handles,
+			  unsigned int num)
 {
 	struct rdmachan_get_events cmd = {
 		.size = sizeof(cmd),
-		.acks = (uintptr_t)&handle,
-		.num_acks = 1,
+		.acks = (uintptr_t)handles,
+		.num_acks = num,
 	};
+	unsigned int i;
+	int ret = 0;
 
-	return rdmachan_ioctl(chan->ch.fd, RDMACHAN_IOC_ACK_EVENTS, &cmd);
+	if (!num || !rdmachan_ioctl(chan->ch.fd, RDMACHAN_IOC_ACK_EVENTS, &cmd))
+		return 0;
+	if (num == 1 || errno != ENOENT)
+		return -1;
+	/* One bad handle must not hold back the others. */
+	cmd.num_acks = 1;
+	for (i = 0; i < num; i++) {
+		cmd.acks = (uintptr_t)&handles[i];
+		if (rdmachan_ioctl(chan->ch.fd, RDMACHAN_IOC_ACK_EVENTS, &cmd))
+			ret = -1;
+	}
+	return ret;
+}
+
+/* Moves the pending acknowledgements to @out; called with @chan->lock. */
+static unsigned int cm_take_pending_acks(struct cm_channel *chan,
+					 uint32_t *out)
+{
+	unsigned int num = chan->num_pending_acks;
+
+	memcpy(out, chan->pending_acks, num * sizeof(*out));
+	chan->num_pending_acks = 0;
+	return num;
+}
+
+/* Defers @handle to the next GET_EVENTS unless someone waits for it. */
+static int cm_ack_handle(struct cm_channel *chan, uint32_t handle)
+{
+	uint32_t acks[CM_MAX_PENDING_ACKS + 1];
+	unsigned int num;
+
+	pthread_mutex_lock(&chan->lock);
+	if (!chan->ack_waiters &&
+	    chan->num_pending_acks < CM_MAX_PENDING_ACKS) {
+		chan->pending_acks[chan->num_pending_acks++] = handle;
+		pthread_mutex_unlock(&chan->lock);
+		return 0;
+	}
+	num = cm_take_pending_acks(chan, acks);
+	pthread_mutex_unlock(&chan->lock);
+	acks[num++] = handle;
+	return cm_ack_handles(chan, acks, num);
 }
 
 int cm_ack_event(struct cm_event *evt)
@@ -211,14 +261,45 @@ int cm_ack_event(struct cm_event *evt)
 	return ret;
 }
 
+/*
+ * Around a kernel call that waits for acknowledgements of @chan: flush
+ * the pending ones, and send any that come meanwhile at once.
+ */
+void cm_channel_wait_acks_begin(struct cm_channel *chan)
+{
+	uint32_t acks[CM_MAX_PENDING_ACKS];
+	unsigned int num;
+	int err = errno;
+
+	pthread_mutex_lock(&chan->lock);
+	chan->ack_waiters++;
+	num = cm_take_pending_acks(chan, acks);
+	pthread_mutex_unlock(&chan->lock);
+	cm_ack_handles(chan, acks, num);
+	errno = err;
+}
+
+void cm_channel_wait_acks_end(struct cm_channel *chan)
+{
+	pthread_mutex_lock(&chan->lock);
+	chan->ack_waiters--;
+	pthread_mutex_unlock(&chan->lock);
+}
+
 int cm_destroy_kernel_id(struct cm_channel *chan, uint32_t handle)
 {
 	struct rdmachan_destroy cmd = {
 		.size = sizeof(cmd),
 		.handle = handle,
 	};
+	int ret, err;
 
-	return rdmachan_ioctl(chan->ch.fd, RDMACHAN_IOC_DESTROY, &cmd);
+	cm_channel_wait_acks_begin(chan);
+	ret = rdmachan_ioctl(chan->ch.fd, RDMACHAN_IOC_DESTROY, &cmd);
+	err = errno;
+	cm_channel_wait_acks_end(chan);
+	errno = err;
+	return ret;
 }
 
 /* Destroy an id the caller has not seen yet; errors are the kernel's. */
@@ -401,8 +482,9 @@ int cm_get_event(struct cm_channel *chan, struct cm_event *ack,
 {
 	struct rdmachan_get_events cmd;
 	struct rdmachan_cm_event kev;
+	uint32_t acks[CM_MAX_PENDING_ACKS + 1];
 	struct cm_event *evt;
-	uint32_t ack_handle;
+	unsigned int num_acks;
 	int ret, err;
 
 	evt = malloc(sizeof(*evt));
@@ -425,20 +507,26 @@ int cm_get_event(struct cm_channel *chan, struct cm_event *ack,
 		cmd.events = (uintptr_t)&kev;
 		cmd.event_size = sizeof(kev);
 		cmd.max_events = 1;
+		pthread_mutex_lock(&chan->lock);
+		num_acks = cm_take_pending_acks(chan, acks);
+		pthread_mutex_unlock(&chan->lock);
 		if (ack) {
-			ack_handle = ack->handle;
-			cmd.acks = (uintptr_t)&ack_handle;
-			cmd.num_acks = 1;
-		}
-		ret = rdmachan_ioctl(chan->ch.fd, RDMACHAN_IOC_GET_EVENTS, &cmd);
-		if (ret && ack && errno == ENOENT) {
-			/* The kernel refused the ack, so read nothing: retry. */
+			acks[num_acks++] = ack->handle;
 			free(ack);
 			ack = NULL;
+		}
+		cmd.acks = (uintptr_t)acks;
+		cmd.num_acks = num_acks;
+		ret = rdmachan_ioctl(chan->ch.fd, RDMACHAN_IOC_GET_EVENTS, &cmd);
+		if (ret && num_acks && (errno == ENOENT || errno == EINTR)) {
+			/*
+			 * ENOENT: the kernel refused the acks and read
+			 * nothing; EINTR: it took them, then a signal came.
+			 */
+			if (errno == ENOENT)
+				cm_ack_handles(chan, acks, num_acks);
 			continue;
 		}
-		free(ack);
-		ack = NULL;
 		if (ret)
 			break;
 		if (cmd.out_num_events != 1) {

@@ -132,7 +132,7 @@ int cm_id_migrate(struct cm_id *id, struct cm_channel *dest)
 	struct rdmachan_migrate_id cmd = { .size = sizeof(cmd) };
 	struct cm_channel *old = id->chan, *to = dest;
 	bool was_sync = id->sync;
-	int err;
+	int ret, err;
 
 	if (!to) {
 		to = cm_channel_create();
@@ -143,8 +143,12 @@ int cm_id_migrate(struct cm_id *id, struct cm_channel *dest)
 	cmd.handle = id->handle;
 
 	cm_channel_migration_begin(to);
-	if (rdmachan_ioctl(to->ch.fd, RDMACHAN_IOC_MIGRATE_ID, &cmd)) {
-		err = errno;
+	/* The kernel waits for the acknowledgements of the old channel. */
+	cm_channel_wait_acks_begin(old);
+	ret = rdmachan_ioctl(to->ch.fd, RDMACHAN_IOC_MIGRATE_ID, &cmd);
+	err = errno;
+	cm_channel_wait_acks_end(old);
+	if (ret) {
 		cm_channel_migration_end(to);
 		if (!dest)
 			cm_channel_destroy(to);

@@ -399,7 +399,7 @@ struct rdmachan_path_rec {
  * @dgid: remote GID
  * @device_index: rdmachan_device_entry.device_index of the device the id
  *	is bound to, RDMACHAN_NO_DEVICE when none
- * @pkey: partition key
+ * @pkey: partition key, big-endian
  * @port_num: port of the device
  * @num_paths: valid entries of @path
  * @path: primary and alternate path, once the route is resolved
@@ -441,7 +441,8 @@ struct rdmachan_ah_attr {
  * struct rdmachan_conn_param - connection parameters given to the CM
  * @private_data: sent to the peer; the first @private_data_len bytes count
  * @qp_num: local QP number, for an id without a kernel QP
- * @qkey: Q_Key, for a UD id
+ * @qkey: Q_Key of an AF_IB UD id, 0 for the CM's default; ignored for
+ *	IP addresses, whose UD ids use the CM's Q_Key
  * @responder_resources: as in struct rdma_conn_param
  * @initiator_depth: as in struct rdma_conn_param
  * @flow_control: as in struct rdma_conn_param
@@ -654,7 +655,9 @@ struct rdmachan_reject {
  * Acknowledges @acks first (all or none: an unknown handle fails the call
  * with -ENOENT before any is taken), then waits for at least one event
  * unless @max_events is 0, and returns as many as are queued, up to
- * @max_events. Each event goes to exactly one caller.
+ * @max_events. Each event goes to exactly one caller. A wait interrupted
+ * by a signal after acks were taken fails with -EINTR rather than being
+ * restarted, so the acks are not repeated.
  *
  * RDMACHAN_IOC_ACK_EVENTS takes the same struct and only acknowledges:
  * @events, @event_size and @max_events must be 0 there.
@@ -752,6 +755,8 @@ struct rdmachan_init_qp_attr {
  *
  * Waits until every event read for the id on its old file has been
  * acknowledged, then moves the id and its queued events to this file.
+ * -EBUSY for a listener with connect requests still queued on the old
+ * file, -EACCES for a file of another process.
  */
 struct rdmachan_migrate_id {
 	__u32 size;
