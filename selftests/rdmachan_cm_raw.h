@@ -151,7 +151,22 @@ static __maybe_unused int raw_expect(int fd, __u32 id_handle, __u32 type,
 	return 0;
 }
 
-/* A port for a listener: distinct per process and call. */
+/* Binds @handle to the test address on a free port and listens there. */
+static __maybe_unused int raw_listen(int fd, __u32 handle, int backlog,
+				     __u16 *port)
+{
+	struct rdmachan_cm_route route = {};
+	int ret;
+
+	*port = 0;
+	ret = raw_bind(fd, handle, 0, &route);
+	if (ret)
+		return ret;
+	*port = ((struct sockaddr_in *)&route.src_addr)->sin_port;
+	return raw_id_cmd(fd, RDMACHAN_IOC_LISTEN, handle, backlog);
+}
+
+/* A port nobody is likely to listen on. */
 static __maybe_unused __u16 raw_next_port(void)
 {
 	static unsigned int n;

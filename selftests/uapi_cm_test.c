@@ -36,10 +36,8 @@ FIXTURE_SETUP(cm)
 	self->objects_before = live_cm_objects();
 	self->fd = open("/dev/rdmachan", O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->fd);
-	self->port = raw_next_port();
 	ASSERT_EQ(0, raw_create_id(self->fd, RDMA_PS_TCP, 0x1111, &self->listen));
-	ASSERT_EQ(0, raw_bind(self->fd, self->listen, self->port, NULL));
-	ASSERT_EQ(0, raw_id_cmd(self->fd, RDMACHAN_IOC_LISTEN, self->listen, 4));
+	ASSERT_EQ(0, raw_listen(self->fd, self->listen, 4, &self->port));
 	ASSERT_EQ(0, raw_create_id(self->fd, RDMA_PS_TCP, 0x2222, &self->client));
 	ASSERT_EQ(0, raw_resolve_addr(self->fd, self->client, self->port));
 	ASSERT_EQ(0, raw_expect(self->fd, self->client,
@@ -359,11 +357,10 @@ TEST_F(cm, killed_in_blocked_destroy_exits)
 	if (pid == 0) {
 		int fd = open("/dev/rdmachan", O_RDWR);
 		__u32 listen = 0, client = 0;
-		__u16 port = raw_next_port();
+		__u16 port = 0;
 
 		if (fd < 0 || raw_create_id(fd, RDMA_PS_TCP, 0, &listen) ||
-		    raw_bind(fd, listen, port, NULL) ||
-		    raw_id_cmd(fd, RDMACHAN_IOC_LISTEN, listen, 1) ||
+		    raw_listen(fd, listen, 1, &port) ||
 		    raw_create_id(fd, RDMA_PS_TCP, 0, &client) ||
 		    raw_resolve_addr(fd, client, port) ||
 		    raw_expect(fd, client, RDMA_CM_EVENT_ADDR_RESOLVED, NULL) ||
@@ -586,14 +583,13 @@ TEST(file_close_frees_unread_requests_and_unacked_events)
 	long before = live_cm_objects();
 	struct rdmachan_cm_event ev;
 	int fd = open("/dev/rdmachan", O_RDWR);
-	__u16 port = raw_next_port();
+	__u16 port = 0;
 	__u32 listen = 0, client[2] = {};
 	int i;
 
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, raw_create_id(fd, RDMA_PS_TCP, 0, &listen));
-	ASSERT_EQ(0, raw_bind(fd, listen, port, NULL));
-	ASSERT_EQ(0, raw_id_cmd(fd, RDMACHAN_IOC_LISTEN, listen, 8));
+	ASSERT_EQ(0, raw_listen(fd, listen, 8, &port));
 	for (i = 0; i < 2; i++) {
 		ASSERT_EQ(0, raw_create_id(fd, RDMA_PS_TCP, 0, &client[i]));
 		ASSERT_EQ(0, raw_resolve_addr(fd, client[i], port));

@@ -122,8 +122,7 @@ static __u32 make_id(struct __test_metadata *_metadata, int fd,
 
 	if (state == ID_REQUEST) {
 		EXPECT_EQ(0, raw_create_id(fd, RDMA_PS_TCP, 0, &listen));
-		EXPECT_EQ(0, raw_bind(fd, listen, port, NULL));
-		EXPECT_EQ(0, raw_id_cmd(fd, RDMACHAN_IOC_LISTEN, listen, 1));
+		EXPECT_EQ(0, raw_listen(fd, listen, 1, &port));
 	}
 	EXPECT_EQ(0, raw_create_id(fd, RDMA_PS_TCP, 0, &id));
 	if (state == ID_BOUND)
