@@ -707,6 +707,65 @@ TEST_F(chan, no_event_after_destroy)
 	EXPECT_EQ(0, rdma_destroy_id(listen));
 }
 
+static void *destroy_in_thread(void *arg)
+{
+	struct getter *g = arg;
+
+	g->ret = rdma_destroy_id((struct rdma_cm_id *)g->ev);
+	g->err = errno;
+	__atomic_store_n(&g->returned, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * The same with an ack given just before the blocking get (a library may
+ * send acks along with its next call): SA_RESTART still hides the signal,
+ * and without it the EINTR loses no ack - the id is destroyed at once.
+ */
+TEST_F(chan, signals_with_pending_ack)
+{
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+	struct getter g = { .ch = self->ch }, g2 = { .ch = self->ch }, d = {};
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *other;
+	pthread_t t;
+
+	sigemptyset(&sa.sa_mask);
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
+	ASSERT_EQ(0, cm_resolve_addr(self->id, htons(7471)));
+	ev = cm_expect(self->ch, RDMA_CM_EVENT_ADDR_RESOLVED, self->id,
+		       CM_TIMEOUT_MS);
+	ASSERT_NE(NULL, ev);
+	ASSERT_EQ(0, rdma_ack_cm_event(ev));
+	ASSERT_EQ(0, pthread_create(&t, NULL, blocking_get, &g));
+	cm_sleep_ms(500);
+	ASSERT_EQ(0, pthread_kill(t, SIGUSR1));
+	cm_sleep_ms(500);
+	ASSERT_EQ(0, __atomic_load_n(&g.returned, __ATOMIC_ACQUIRE))
+		TH_LOG("get returned %d, %s", g.ret, strerror(g.err));
+	ASSERT_EQ(0, rdma_resolve_route(self->id, CM_RESOLVE_MS));
+	ASSERT_EQ(0, join_within(t, CM_TIMEOUT_MS));
+	ASSERT_EQ(0, g.ret);
+	EXPECT_EQ(RDMA_CM_EVENT_ROUTE_RESOLVED, g.ev->event);
+	EXPECT_EQ(0, rdma_ack_cm_event(g.ev));
+
+	/* no SA_RESTART: EINTR, and the ack before it still counts */
+	sa.sa_flags = 0;
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
+	ASSERT_EQ(0, rdma_create_id(self->ch, &other, NULL, RDMA_PS_TCP));
+	ASSERT_EQ(0, pthread_create(&t, NULL, blocking_get, &g2));
+	cm_sleep_ms(500);
+	ASSERT_EQ(0, pthread_kill(t, SIGUSR1));
+	ASSERT_EQ(0, join_within(t, CM_TIMEOUT_MS));
+	EXPECT_EQ(-1, g2.ret);
+	EXPECT_EQ(EINTR, g2.err);
+	d.ev = (struct rdma_cm_event *)self->id;
+	ASSERT_EQ(0, pthread_create(&t, NULL, destroy_in_thread, &d));
+	ASSERT_EQ(0, join_within(t, 2000));
+	EXPECT_EQ(0, d.ret);
+	self->id = other;
+}
+
 /* An id whose events were all acked is destroyed at once. */
 TEST_F(chan, destroy_after_ack_does_not_wait)
 {
