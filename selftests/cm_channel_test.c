@@ -586,6 +586,12 @@ static void on_signal(int sig)
 {
 }
 
+/* Marks the test failed, naming the thread that a signal left blocked. */
+#define ADD_FAILURE_LOG(i) do { \
+	TH_LOG("thread %d still blocked 10 s after the signal", (i)); \
+	_metadata->passed = 0; \
+} while (0)
+
 /*
  * A blocked get is interruptible: EINTR for a handler without SA_RESTART;
  * with SA_RESTART it goes on waiting and still gets the event.
@@ -705,6 +711,37 @@ TEST_F(chan, no_event_after_destroy)
 	}
 	EXPECT_EQ(0, stale);
 	EXPECT_EQ(0, rdma_destroy_id(listen));
+}
+
+/* Two threads blocked in one channel's get: a signal interrupts each. */
+TEST_F(chan, signal_interrupts_every_blocked_get)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct getter g[2] = { { .ch = self->ch }, { .ch = self->ch } };
+	pthread_t t[2];
+	int i;
+
+	sigemptyset(&sa.sa_mask);
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, blocking_get, &g[i]));
+	cm_sleep_ms(500);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, __atomic_load_n(&g[i].returned, __ATOMIC_ACQUIRE));
+		ASSERT_EQ(0, pthread_kill(t[i], SIGUSR1));
+	}
+	for (i = 0; i < 2; i++) {
+		/* a thread left blocked gets an event to end it */
+		if (join_within(t[i], CM_TIMEOUT_MS)) {
+			ADD_FAILURE_LOG(i);
+			ASSERT_EQ(0, cm_resolve_addr(self->id, htons(7471)));
+			ASSERT_EQ(0, join_within(t[i], CM_TIMEOUT_MS));
+			rdma_ack_cm_event(g[i].ev);
+			continue;
+		}
+		EXPECT_EQ(-1, g[i].ret) TH_LOG("thread %d", i);
+		EXPECT_EQ(EINTR, g[i].err) TH_LOG("thread %d", i);
+	}
 }
 
 static void *destroy_in_thread(void *arg)
