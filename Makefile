@@ -46,7 +46,7 @@ BENCH := $(B)/bench/cm_bench-rdmachan $(B)/bench/cm_bench-stock \
 	$(B)/bench/libsyscount.so
 
 .PHONY: all module lib selftests setup demo check check-guest clean install \
-	checkpatch bench FORCE
+	checkpatch bench FORCE check-debug
 
 all: module lib $(DEMO) $(BENCH) selftests
 
@@ -115,6 +115,11 @@ bench: setup
 check: setup
 	$(MAKE) KDIR=$(VM_KDIR) lib $(DEMO) $(BENCH) selftests
 	selftests/check
+
+# The suite under a KASAN/lockdep/kmemleak kernel, built once and cached.
+check-debug: setup
+	$(MAKE) KDIR=$(VM_KDIR) lib $(DEMO) $(BENCH) selftests
+	selftests/check-debug
 
 all-vm:
 	$(MAKE) KDIR=$(VM_KDIR) all

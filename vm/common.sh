@@ -11,3 +11,22 @@ die() {
 	log "error: $*"
 	exit 2
 }
+
+as_root() {
+	if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+# install_packages PKG...: apt-get install whichever of them are missing.
+install_packages() {
+	missing=""
+	for p; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+			missing="$missing $p"
+	done
+	[ -n "$missing" ] || return 0
+	log "installing:$missing"
+	as_root apt-get update -qq
+	# shellcheck disable=SC2086
+	as_root env DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -qq --no-install-recommends $missing >/dev/null
+}

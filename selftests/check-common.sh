@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+# Shared by selftests/check and selftests/check-debug: counting results,
+# building the module warning-free, running the suite in the test VM.
+# Sourced from the top of the tree, after vm/common.sh.
+pass=0 fail=0
+
+getvar() {
+	sed -n "s/^$2 := //p" "$1"
+}
+
+result() {
+	if [ "$1" -eq 0 ]; then
+		pass=$((pass + 1))
+		echo "ok - $2"
+	else
+		fail=$((fail + 1))
+		echo "not ok - $2"
+	fi
+}
+
+# build_module KDIR DIR LOG: a full W=1 build of the module in DIR (which
+# holds Kbuild, kmod/ and uapi/) against KDIR; fails on any warning.
+build_module() {
+	rm -f "$2"/kmod/*.o "$2"/rdmachan.o "$2"/rdmachan.ko
+	make -s -C "$1" M="$2" W=1 modules >"$3" 2>&1
+	bm_rc=$?
+	bm_warnings=$(grep -c 'warning:' "$3")
+	[ "$bm_warnings" -eq 0 ] || grep 'warning:' "$3" | sed 's/^/# /'
+	[ $bm_rc -ne 0 ] && [ "$bm_warnings" -eq 0 ] && sed 's/^/# /' "$3" | tail -n 20
+	[ $bm_rc -eq 0 ] && [ "$bm_warnings" -eq 0 ]
+}
+
+# run_suite LOGDIR JOB [VM/RUN OPTION...]: JOB (selftests/run-in-guest or
+# a wrapper of it) in the test VM, its TAP on stdout and in
+# LOGDIR/selftests.log; adds the suite's counts, then checks the guest's
+# kernel log and that the VM finished.
+run_suite() {
+	rs_logdir=$1
+	rs_job=$2
+	shift 2
+	mkdir -p "$rs_logdir"
+	{
+		vm/run --logdir "$rs_logdir" "$@" -- "$rs_job"
+		echo $? >"$rs_logdir/run-status"
+	} | tee "$rs_logdir/selftests.log"
+	rs_rc=$(cat "$rs_logdir/run-status")
+	rs_summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$rs_logdir/selftests.log" | tail -n 1)
+	if [ -n "$rs_summary" ]; then
+		pass=$((pass + ${rs_summary%% passed*}))
+		rs_f=${rs_summary#* passed, }
+		fail=$((fail + ${rs_f%% failed}))
+	else
+		echo "# the guest did not finish the suite (vm/run exit $rs_rc)"
+		fail=$((fail + 1))
+	fi
+	grep -q 'kernel_log=clean' "$rs_logdir/verdict" 2>/dev/null
+	result $? "guest kernel log has no oops, BUG, WARN, hung task or lockdep report"
+	[ "$rs_rc" -eq 0 ] || [ "$rs_rc" -eq 1 ] || [ "$rs_rc" -eq 125 ]
+	result $? "test VM ran to the end (vm/run exit $rs_rc)"
+}
+
+summary() {
+	echo "$pass passed, $fail failed"
+	[ "$fail" -eq 0 ]
+}
