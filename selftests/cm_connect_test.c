@@ -478,6 +478,36 @@ TEST_F(conn, rejected_with_private_data)
 	EXPECT_EQ(0, connect_disconnect(self->cch, self->sch, self->listen));
 }
 
+/* rdma_reject_ece: the reject says "vendor option not supported". */
+TEST_F(conn, rejected_with_ece_reason)
+{
+	struct rdma_cm_id *client, *server;
+	struct rdma_conn_param param;
+	struct rdma_cm_event *ev;
+
+	ASSERT_EQ(0, cm_resolve(self->cch, RDMA_PS_TCP,
+				rdma_get_src_port(self->listen), &client));
+	cm_conn_param(&param, CM_CLIENT_QPN, cm_req_data, sizeof(cm_req_data));
+	ASSERT_EQ(0, rdma_connect(client, &param));
+	ev = cm_expect(self->sch, RDMA_CM_EVENT_CONNECT_REQUEST, NULL,
+		       CM_TIMEOUT_MS);
+	ASSERT_NE(NULL, ev);
+	server = ev->id;
+	EXPECT_EQ(0, rdma_ack_cm_event(ev));
+	ASSERT_EQ(0, rdma_reject_ece(server, cm_rej_data, sizeof(cm_rej_data)));
+
+	ev = cm_expect(self->cch, RDMA_CM_EVENT_REJECTED, client, CM_TIMEOUT_MS);
+	ASSERT_NE(NULL, ev);
+	/* IB CM REJ reason 35: vendor option not supported */
+	EXPECT_EQ(35, ev->status);
+	EXPECT_TRUE(private_data_is(ev->param.conn.private_data,
+				    ev->param.conn.private_data_len,
+				    cm_rej_data, sizeof(cm_rej_data)));
+	EXPECT_EQ(0, rdma_ack_cm_event(ev));
+	EXPECT_EQ(0, rdma_destroy_id(server));
+	EXPECT_EQ(0, rdma_destroy_id(client));
+}
+
 /* A reject without private data: no data, zeroes at most. */
 TEST_F(conn, rejected_without_private_data)
 {
