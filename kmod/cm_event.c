@@ -347,9 +347,18 @@ int rdmachan_cmd_get_events(struct rdmachan_call *call, void *arg)
 			return ret;
 		ret = wait_event_interruptible(file->events_wait,
 					       rdmachan_cm_events_pending(file));
-		/* A restart would repeat acks already taken. */
+		/*
+		 * The acks are taken: clear them in the caller's struct, so
+		 * that a restarted call does not repeat them.
+		 */
+		if (ret && cmd->num_acks) {
+			struct rdmachan_get_events __user *uarg = call->uarg;
+
+			if (put_user(0, &uarg->num_acks))
+				return -EINTR;
+		}
 		if (ret)
-			return cmd->num_acks ? -EINTR : ret;
+			return ret;
 	}
 	cmd->out_num_events = n;
 	return 0;

@@ -109,7 +109,8 @@ static long rdmachan_ioctl(struct file *filp, unsigned int cmd,
 			   unsigned long uarg)
 {
 	struct rdmachan_file *file = filp->private_data;
-	struct rdmachan_call call = { .filp = filp, .file = file };
+	struct rdmachan_call call = { .filp = filp, .file = file,
+				      .uarg = (void __user *)uarg };
 	void __user *argp = (void __user *)uarg;
 	const struct rdmachan_ioctl_op *op;
 	union rdmachan_ioctl_buf buf;

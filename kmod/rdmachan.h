@@ -146,6 +146,8 @@ void rdmachan_cm_file_release(struct rdmachan_file *file);
  */
 struct rdmachan_call {
 	struct file *filp;
+	/* the user's argument, for a command that must update it on failure */
+	void __user *uarg;
 	struct rdmachan_file *file;
 	struct rdmachan_object *new_obj;
 	u32 new_handle;

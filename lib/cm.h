@@ -64,6 +64,8 @@ struct cm_channel {
 	uint32_t pending_acks[CM_MAX_PENDING_ACKS];
 	unsigned int num_pending_acks;
 	unsigned int ack_waiters;
+	/* readers waiting in poll() for @get_lock's holder */
+	unsigned int get_waiters;
 };
 
 struct cm_id {

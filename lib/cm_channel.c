@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -456,20 +457,43 @@ discard:
 	return 1;
 }
 
-/*
- * Another thread may hold the read lock while it sleeps in the kernel; a
- * channel made non-blocking must not wait for that thread.
- */
-static int cm_lock_reader(struct cm_channel *chan)
+static bool cm_channel_nonblocking(struct cm_channel *chan)
 {
-	int flags;
+	int flags = fcntl(chan->ch.fd, F_GETFL);
 
-	if (!pthread_mutex_trylock(&chan->get_lock))
-		return 0;
-	flags = fcntl(chan->ch.fd, F_GETFL);
-	if (flags >= 0 && (flags & O_NONBLOCK))
-		return cm_err(EAGAIN);
-	pthread_mutex_lock(&chan->get_lock);
+	return flags >= 0 && (flags & O_NONBLOCK);
+}
+
+/*
+ * Several threads may read one channel, one at a time under @get_lock so
+ * that a connect request's new id is in the table before a later event of
+ * it is looked up. The holder sleeps in the kernel only while no other
+ * thread wants the lock (*@block); the others wait for an event in
+ * poll(), which signals interrupt, rather than on the mutex.
+ */
+static int cm_lock_reader(struct cm_channel *chan, bool *block)
+{
+	struct pollfd pfd = { .fd = chan->ch.fd, .events = POLLIN };
+	int ret;
+
+	if (pthread_mutex_trylock(&chan->get_lock)) {
+		if (cm_channel_nonblocking(chan))
+			return cm_err(EAGAIN);
+		pthread_mutex_lock(&chan->lock);
+		chan->get_waiters++;
+		pthread_mutex_unlock(&chan->lock);
+		ret = poll(&pfd, 1, -1);
+		pthread_mutex_lock(&chan->lock);
+		chan->get_waiters--;
+		pthread_mutex_unlock(&chan->lock);
+		if (ret < 0)
+			return -1;
+		/* An event is queued: whoever holds the lock is done soon. */
+		pthread_mutex_lock(&chan->get_lock);
+	}
+	pthread_mutex_lock(&chan->lock);
+	*block = !chan->get_waiters;
+	pthread_mutex_unlock(&chan->lock);
 	return 0;
 }
 
@@ -485,6 +509,7 @@ int cm_get_event(struct cm_channel *chan, struct cm_event *ack,
 	uint32_t acks[CM_MAX_PENDING_ACKS + 1];
 	struct cm_event *evt;
 	unsigned int num_acks;
+	bool block;
 	int ret, err;
 
 	evt = malloc(sizeof(*evt));
@@ -494,16 +519,19 @@ int cm_get_event(struct cm_channel *chan, struct cm_event *ack,
 		return cm_err(ENOMEM);
 	}
 
-	if (cm_lock_reader(chan)) {
+	if (cm_lock_reader(chan, &block)) {
+		err = errno;
 		if (ack)
 			cm_ack_event(ack);
 		free(evt);
-		return cm_err(EAGAIN);
+		return cm_err(err);
 	}
 	for (;;) {
 		memset(&cmd, 0, sizeof(cmd));
 		memset(&kev, 0, sizeof(kev));
 		cmd.size = sizeof(cmd);
+		if (!block)
+			cmd.flags = RDMACHAN_GET_EVENTS_NONBLOCK;
 		cmd.events = (uintptr_t)&kev;
 		cmd.event_size = sizeof(kev);
 		cmd.max_events = 1;
@@ -518,13 +546,20 @@ int cm_get_event(struct cm_channel *chan, struct cm_event *ack,
 		cmd.acks = (uintptr_t)acks;
 		cmd.num_acks = num_acks;
 		ret = rdmachan_ioctl(chan->ch.fd, RDMACHAN_IOC_GET_EVENTS, &cmd);
-		if (ret && num_acks && (errno == ENOENT || errno == EINTR)) {
-			/*
-			 * ENOENT: the kernel refused the acks and read
-			 * nothing; EINTR: it took them, then a signal came.
-			 */
-			if (errno == ENOENT)
-				cm_ack_handles(chan, acks, num_acks);
+		if (ret && num_acks && errno == ENOENT) {
+			/* The kernel refused the acks and read nothing. */
+			cm_ack_handles(chan, acks, num_acks);
+			continue;
+		}
+		if (ret && errno == EAGAIN && !block &&
+		    !cm_channel_nonblocking(chan)) {
+			/* Another thread waits: wait beside it, unlocked. */
+			pthread_mutex_unlock(&chan->get_lock);
+			if (cm_lock_reader(chan, &block)) {
+				err = errno;
+				free(evt);
+				return cm_err(err);
+			}
 			continue;
 		}
 		if (ret)

@@ -280,6 +280,46 @@ TEST_F(cm, blocking_get_wakes_on_event)
 	EXPECT_EQ(ENOENT, raw_ack(self->fd, &ev[0].event_handle, 1));
 }
 
+static void on_sigusr1(int sig)
+{
+}
+
+static void *signal_later(void *arg)
+{
+	usleep(300 * 1000);
+	pthread_kill(*(pthread_t *)arg, SIGUSR1);
+	return NULL;
+}
+
+/* Acks taken before an interrupted wait are done, and cleared for a restart. */
+TEST_F(cm, interrupted_get_keeps_acks_done_once)
+{
+	struct sigaction sa = { .sa_handler = on_sigusr1 };
+	struct rdmachan_get_events cmd;
+	struct rdmachan_cm_event ev;
+	pthread_t self_thread = pthread_self(), t;
+
+	EXPECT_EQ(0, raw_connect(self->fd, RDMACHAN_IOC_CONNECT, self->client,
+				 NULL));
+	ASSERT_EQ(0, raw_get_event(self->fd, &ev, 5000));
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.size = sizeof(cmd);
+	cmd.events = (uintptr_t)&ev;
+	cmd.event_size = sizeof(ev);
+	cmd.max_events = 1;
+	cmd.acks = (uintptr_t)&ev.event_handle;
+	cmd.num_acks = 1;
+	ASSERT_EQ(0, pthread_create(&t, NULL, signal_later, &self_thread));
+	/* Nothing else comes: the wait ends with the signal (no SA_RESTART). */
+	EXPECT_EQ(-1, ioctl(self->fd, RDMACHAN_IOC_GET_EVENTS, &cmd));
+	EXPECT_EQ(EINTR, errno);
+	pthread_join(t, NULL);
+	EXPECT_EQ(0, cmd.num_acks);
+	EXPECT_EQ(ENOENT, raw_ack(self->fd, &ev.event_handle, 1));
+	signal(SIGUSR1, SIG_DFL);
+}
+
 struct destroyer {
 	int fd;
 	__u32 handle;
