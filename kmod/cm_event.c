@@ -213,12 +213,13 @@ static void rdmachan_cm_requeue(struct rdmachan_file *file,
 }
 
 /*
- * Hands the oldest event to userspace at @dst. Returns 1 when it did, 0
+ * Hands the oldest event to userspace at @dst and sets the caller's
+ * @count to @new_count. Returns 1 when it did, 0
  * when the event's id died meanwhile (the event is dropped), -EAGAIN when
  * the queue is empty, or an error with the event back on the queue.
  */
 static int rdmachan_cm_deliver(struct rdmachan_file *file, void __user *dst,
-			       u32 size)
+			       u32 size, u32 __user *count, u32 new_count)
 {
 	struct rdmachan_cm_event_entry *entry;
 	struct rdmachan_cm_event *uevent;
@@ -245,8 +246,10 @@ static int rdmachan_cm_deliver(struct rdmachan_file *file, void __user *dst,
 	uevent->id_handle = id->handle;
 	uevent->user_context = READ_ONCE(id->user_context);
 	uevent->new_id_handle = entry->new_id ? entry->new_id->handle : 0;
+	/* The count goes out with the event: no event is read unknowingly. */
 	if (copy_to_user(dst, uevent, sizeof(*uevent)) ||
-	    clear_user(dst + sizeof(*uevent), size - sizeof(*uevent))) {
+	    clear_user(dst + sizeof(*uevent), size - sizeof(*uevent)) ||
+	    put_user(new_count, count)) {
 		ret = -EFAULT;
 		goto err_erase;
 	}
@@ -314,9 +317,15 @@ static int rdmachan_cm_ack(struct rdmachan_file *file, u64 uhandles, u32 num)
 	return ret;
 }
 
+/*
+ * Acks first; if the call fails after taking them, num_acks is cleared in
+ * the caller's struct to say so, and a restarted call does not repeat
+ * them. out_num_events is written as each event goes out.
+ */
 int rdmachan_cmd_get_events(struct rdmachan_call *call, void *arg)
 {
 	struct rdmachan_get_events *cmd = arg;
+	struct rdmachan_get_events __user *uarg = call->uarg;
 	struct rdmachan_file *file = call->file;
 	bool nonblock = (cmd->flags & RDMACHAN_GET_EVENTS_NONBLOCK) ||
 			(call->filp->f_flags & O_NONBLOCK);
@@ -326,15 +335,17 @@ int rdmachan_cmd_get_events(struct rdmachan_call *call, void *arg)
 
 	if (cmd->max_events && cmd->event_size < sizeof(struct rdmachan_cm_event))
 		return -EINVAL;
+	if (put_user(0, &uarg->out_num_events))
+		return -EFAULT;
 	if (cmd->num_acks) {
 		ret = rdmachan_cm_ack(file, cmd->acks, cmd->num_acks);
 		if (ret)
 			return ret;
 	}
-	cmd->out_num_events = 0;
 	while (n < cmd->max_events) {
 		ret = rdmachan_cm_deliver(file, events + (size_t)n * cmd->event_size,
-					  cmd->event_size);
+					  cmd->event_size, &uarg->out_num_events,
+					  n + 1);
 		if (ret > 0) {
 			n++;
 			continue;
@@ -343,24 +354,15 @@ int rdmachan_cmd_get_events(struct rdmachan_call *call, void *arg)
 			continue;
 		if (n)
 			break;
-		if (ret != -EAGAIN || nonblock)
-			return ret;
-		ret = wait_event_interruptible(file->events_wait,
-					       rdmachan_cm_events_pending(file));
-		/*
-		 * The acks are taken: clear them in the caller's struct, so
-		 * that a restarted call does not repeat them.
-		 */
-		if (ret && cmd->num_acks) {
-			struct rdmachan_get_events __user *uarg = call->uarg;
-
-			if (put_user(0, &uarg->num_acks))
-				return -EINTR;
-		}
-		if (ret)
-			return ret;
+		if (ret == -EAGAIN && !nonblock)
+			ret = wait_event_interruptible(file->events_wait,
+						       rdmachan_cm_events_pending(file));
+		if (!ret)
+			continue;
+		if (cmd->num_acks && put_user(0, &uarg->num_acks))
+			return -EFAULT;
+		return ret;
 	}
-	cmd->out_num_events = n;
 	return 0;
 }
 

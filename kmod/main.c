@@ -67,8 +67,13 @@ static const struct rdmachan_ioctl_op rdmachan_ops[] = {
 			      rdmachan_cmd_establish),
 	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_NOTIFY, rdmachan_id_cmd,
 			      rdmachan_cmd_notify),
-	RDMACHAN_OP_FLAGS(RDMACHAN_CMD_GET_EVENTS, rdmachan_get_events,
-			  rdmachan_cmd_get_events, RDMACHAN_GET_EVENTS_NONBLOCK),
+	/* It writes its output itself, as each event goes out. */
+	[RDMACHAN_CMD_GET_EVENTS] = {
+		.size = sizeof(struct rdmachan_get_events),
+		.known_flags = RDMACHAN_GET_EVENTS_NONBLOCK,
+		.no_output = true,
+		.handler = rdmachan_cmd_get_events,
+	},
 	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_ACK_EVENTS, rdmachan_get_events,
 			      rdmachan_cmd_ack_events),
 	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_SET_OPTION, rdmachan_set_option,

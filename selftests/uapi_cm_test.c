@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -278,6 +279,51 @@ TEST_F(cm, blocking_get_wakes_on_event)
 	EXPECT_EQ(0, ioctl(self->fd, RDMACHAN_IOC_GET_EVENTS, &cmd));
 	EXPECT_EQ(0, cmd.out_num_events);
 	EXPECT_EQ(ENOENT, raw_ack(self->fd, &ev[0].event_handle, 1));
+}
+
+/* A reply that cannot be written loses no event, and no ack is repeated. */
+TEST_F(cm, unwritable_reply_keeps_the_event)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct rdmachan_get_events *cmd;
+	struct rdmachan_cm_event ev;
+	__u32 handle;
+
+	EXPECT_EQ(0, raw_connect(self->fd, RDMACHAN_IOC_CONNECT, self->client,
+				 NULL));
+	cmd = mmap(NULL, page, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, cmd);
+	cmd->size = sizeof(*cmd);
+	cmd->flags = RDMACHAN_GET_EVENTS_NONBLOCK;
+	cmd->events = (uintptr_t)&ev;
+	cmd->event_size = sizeof(ev);
+	cmd->max_events = 1;
+	usleep(500 * 1000);
+	ASSERT_EQ(0, mprotect(cmd, page, PROT_READ));
+	EXPECT_EQ(-1, ioctl(self->fd, RDMACHAN_IOC_GET_EVENTS, cmd));
+	EXPECT_EQ(EFAULT, errno);
+	/* The request is still there. */
+	ASSERT_EQ(0, raw_get_event(self->fd, &ev, 1000));
+	EXPECT_EQ(RDMA_CM_EVENT_CONNECT_REQUEST, ev.event);
+	handle = ev.event_handle;
+
+	/* Acks taken, then a bad events pointer: the acks are marked done. */
+	ASSERT_EQ(0, mprotect(cmd, page, PROT_READ | PROT_WRITE));
+	cmd->events = 8;
+	cmd->acks = (uintptr_t)&handle;
+	cmd->num_acks = 1;
+	ASSERT_EQ(0, raw_connect(self->fd, RDMACHAN_IOC_ACCEPT, ev.new_id_handle,
+				 NULL));
+	usleep(500 * 1000);
+	EXPECT_EQ(-1, ioctl(self->fd, RDMACHAN_IOC_GET_EVENTS, cmd));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(0, cmd->num_acks);
+	EXPECT_EQ(ENOENT, raw_ack(self->fd, &handle, 1));
+	/* The CONNECT_RESPONSE that could not be written is still queued. */
+	EXPECT_EQ(0, raw_expect(self->fd, self->client,
+				RDMA_CM_EVENT_CONNECT_RESPONSE, NULL));
+	munmap(cmd, page);
 }
 
 static void on_sigusr1(int sig)

@@ -655,9 +655,12 @@ struct rdmachan_reject {
  * Acknowledges @acks first (all or none: an unknown handle fails the call
  * with -ENOENT before any is taken), then waits for at least one event
  * unless @max_events is 0, and returns as many as are queued, up to
- * @max_events. Each event goes to exactly one caller. When a signal
- * interrupts the wait, the acks are done and @num_acks is set to 0 in the
- * caller's struct, so a restarted call does not repeat them.
+ * @max_events. Each event goes to exactly one caller, and
+ * @out_num_events is written as each one goes out. When the call fails
+ * after it took the acks (a signal interrupted the wait, no memory, a bad
+ * @events pointer), the acks are done and @num_acks is set to 0 in the
+ * caller's struct, so a restarted call does not repeat them. Events that
+ * could not be written out stay queued.
  *
  * RDMACHAN_IOC_ACK_EVENTS takes the same struct and only acknowledges:
  * @events, @event_size and @max_events must be 0 there.
