@@ -276,11 +276,16 @@ static bool rdmachan_cm_addr_valid(const struct __kernel_sockaddr_storage *ss,
 int rdmachan_cmd_bind_addr(struct rdmachan_call *call, void *arg)
 {
 	struct rdmachan_bind_addr *cmd = arg;
+	struct rdmachan_cm_route __user *uroute;
 	struct rdmachan_cm_id *id;
 	int ret;
 
 	if (cmd->__reserved || !rdmachan_cm_addr_valid(&cmd->addr, false))
 		return -EINVAL;
+	/* rdma_cm cannot unbind: fail on a reply that cannot be written first. */
+	uroute = &((struct rdmachan_bind_addr __user *)call->uarg)->out_route;
+	if (clear_user(uroute, sizeof(*uroute)))
+		return -EFAULT;
 	id = rdmachan_cm_id_lock(call->file, cmd->handle);
 	if (IS_ERR(id))
 		return PTR_ERR(id);
@@ -619,6 +624,7 @@ int rdmachan_cm_wait_acks(struct rdmachan_cm_id *id)
 int rdmachan_cmd_migrate_id(struct rdmachan_call *call, void *arg)
 {
 	struct rdmachan_migrate_id *cmd = arg;
+	struct rdmachan_migrate_id __user *uarg;
 	struct rdmachan_file *new_file = call->file;
 	struct rdmachan_file *old_file;
 	struct rdmachan_cm_event_entry *entry, *tmp;
@@ -648,9 +654,9 @@ int rdmachan_cmd_migrate_id(struct rdmachan_call *call, void *arg)
 		goto out_fd;
 	}
 	id = container_of(obj, struct rdmachan_cm_id, obj);
+	uarg = call->uarg;
 	if (old_file == new_file) {
-		cmd->out_handle = cmd->handle;
-		ret = 0;
+		ret = put_user(cmd->handle, &uarg->out_handle) ? -EFAULT : 0;
 		goto out_put;
 	}
 	ret = rdmachan_cm_wait_acks(id);
@@ -659,6 +665,11 @@ int rdmachan_cmd_migrate_id(struct rdmachan_call *call, void *arg)
 	ret = rdmachan_object_alloc_handle(new_file, &handle);
 	if (ret)
 		goto out_put;
+	/* The reply goes out before the move, so a failed copy moves nothing. */
+	if (put_user(handle, &uarg->out_handle)) {
+		ret = -EFAULT;
+		goto out_erase;
+	}
 
 	mutex_lock(&id->lock);
 	if (!id->cm_id) {
@@ -705,10 +716,10 @@ int rdmachan_cmd_migrate_id(struct rdmachan_call *call, void *arg)
 	id->handle = handle;
 	xa_store(&new_file->objects, handle, obj, GFP_KERNEL);
 	handle = 0;
-	cmd->out_handle = id->handle;
 	wake_up_interruptible(&new_file->events_wait);
 out_unlock:
 	mutex_unlock(&id->lock);
+out_erase:
 	if (handle)
 		xa_erase(&new_file->objects, handle);
 out_put:

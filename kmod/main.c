@@ -80,8 +80,9 @@ static const struct rdmachan_ioctl_op rdmachan_ops[] = {
 			      rdmachan_cmd_set_option),
 	RDMACHAN_OP(RDMACHAN_CMD_INIT_QP_ATTR, rdmachan_init_qp_attr,
 		    rdmachan_cmd_init_qp_attr),
-	RDMACHAN_OP(RDMACHAN_CMD_MIGRATE_ID, rdmachan_migrate_id,
-		    rdmachan_cmd_migrate_id),
+	/* It writes out_handle itself, before the id moves. */
+	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_MIGRATE_ID, rdmachan_migrate_id,
+			      rdmachan_cmd_migrate_id),
 };
 
 /* Large enough for the argument of any command. */

@@ -251,6 +251,25 @@ static int cm_ack_handle(struct cm_channel *chan, uint32_t handle)
 	return cm_ack_handles(chan, acks, num);
 }
 
+/* Puts acks the kernel did not take back in line, or sends them now. */
+static void cm_keep_acks(struct cm_channel *chan, const uint32_t *acks,
+			 unsigned int num)
+{
+	int err = errno;
+
+	pthread_mutex_lock(&chan->lock);
+	if (!chan->ack_waiters &&
+	    chan->num_pending_acks + num <= CM_MAX_PENDING_ACKS) {
+		memcpy(chan->pending_acks + chan->num_pending_acks, acks,
+		       num * sizeof(*acks));
+		chan->num_pending_acks += num;
+		num = 0;
+	}
+	pthread_mutex_unlock(&chan->lock);
+	cm_ack_handles(chan, acks, num);
+	errno = err;
+}
+
 int cm_ack_event(struct cm_event *evt)
 {
 	int ret, err;
@@ -546,10 +565,15 @@ int cm_get_event(struct cm_channel *chan, struct cm_event *ack,
 		cmd.acks = (uintptr_t)acks;
 		cmd.num_acks = num_acks;
 		ret = rdmachan_ioctl(chan->ch.fd, RDMACHAN_IOC_GET_EVENTS, &cmd);
-		if (ret && num_acks && errno == ENOENT) {
-			/* The kernel refused the acks and read nothing. */
-			cm_ack_handles(chan, acks, num_acks);
-			continue;
+		if (ret && cmd.num_acks) {
+			/* The kernel did not take the acks and read nothing. */
+			err = errno;
+			if (err == ENOENT) {
+				cm_ack_handles(chan, acks, num_acks);
+				continue;
+			}
+			cm_keep_acks(chan, acks, num_acks);
+			errno = err;
 		}
 		if (ret && errno == EAGAIN && !block &&
 		    !cm_channel_nonblocking(chan)) {

@@ -549,6 +549,10 @@ struct rdmachan_create_id {
  * @__reserved: must be 0
  * @addr: local address; wildcard address and port 0 are allowed
  * @out_route: the id's addresses and device after the bind
+ *
+ * The CM cannot unbind: if @out_route cannot be written after the bind
+ * (it was writable when the call began), the call fails with -EFAULT and
+ * the id stays bound.
  */
 struct rdmachan_bind_addr {
 	__u32 size;
