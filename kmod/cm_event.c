@@ -247,8 +247,9 @@ static int rdmachan_cm_deliver(struct rdmachan_file *file, void __user *dst,
 	uevent->user_context = READ_ONCE(id->user_context);
 	uevent->new_id_handle = entry->new_id ? entry->new_id->handle : 0;
 	/* The count goes out with the event: no event is read unknowingly. */
-	if (copy_to_user(dst, uevent, sizeof(*uevent)) ||
-	    clear_user(dst + sizeof(*uevent), size - sizeof(*uevent)) ||
+	if (copy_to_user(dst, uevent, min(size, sizeof(*uevent))) ||
+	    (size > sizeof(*uevent) &&
+	     clear_user(dst + sizeof(*uevent), size - sizeof(*uevent))) ||
 	    put_user(new_count, count)) {
 		ret = -EFAULT;
 		goto err_erase;
@@ -333,7 +334,7 @@ int rdmachan_cmd_get_events(struct rdmachan_call *call, void *arg)
 	u32 n = 0;
 	int ret;
 
-	if (cmd->max_events && cmd->event_size < sizeof(struct rdmachan_cm_event))
+	if (cmd->max_events && cmd->event_size < RDMACHAN_CM_EVENT_SIZE_V1)
 		return -EINVAL;
 	if (put_user(0, &uarg->out_num_events))
 		return -EFAULT;

@@ -15,7 +15,9 @@
 #include "rdmachan_cm_raw.h"
 #include "kselftest_harness.h"
 
-_Static_assert(sizeof(struct rdmachan_cm_event) == 760, "cm_event");
+_Static_assert(sizeof(struct rdmachan_cm_event) == 776, "cm_event");
+_Static_assert(offsetof(struct rdmachan_cm_event, mcast_handle) ==
+	       RDMACHAN_CM_EVENT_SIZE_V1, "cm_event v1");
 _Static_assert(sizeof(struct rdmachan_cm_route) == 424, "cm_route");
 _Static_assert(sizeof(struct rdmachan_path_rec) == 64, "path_rec");
 
@@ -231,7 +233,7 @@ TEST_F(cm, empty_queue_nonblocking_is_eagain)
 	EXPECT_EQ(-1, ioctl(self->fd, RDMACHAN_IOC_GET_EVENTS, &cmd));
 	EXPECT_EQ(EAGAIN, errno);
 	/* A short event size is refused. */
-	cmd.event_size = sizeof(ev) - 8;
+	cmd.event_size = RDMACHAN_CM_EVENT_SIZE_V1 - 8;
 	EXPECT_EQ(-1, ioctl(self->fd, RDMACHAN_IOC_GET_EVENTS, &cmd));
 	EXPECT_EQ(EINVAL, errno);
 }

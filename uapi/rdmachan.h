@@ -34,10 +34,13 @@
  * @RDMACHAN_FEATURE_DEVICE_QUERY: device list, device contexts, device,
  *	port and GID queries
  * @RDMACHAN_FEATURE_CM: connection manager ids and their event queue
+ * @RDMACHAN_FEATURE_VERBS: PDs, MRs, CQs, completion channels, QPs, SRQs,
+ *	AHs, multicast, and the data path on them
  */
 enum rdmachan_feature {
 	RDMACHAN_FEATURE_DEVICE_QUERY = 0x1,
 	RDMACHAN_FEATURE_CM = 0x2,
+	RDMACHAN_FEATURE_VERBS = 0x4,
 };
 
 /* Node and transport types; the values are those of libibverbs. */
@@ -497,6 +500,13 @@ struct rdmachan_conn_param {
  * @private_data: the peer's private data
  * @route: addresses and route of the id (of the new id for a connect
  *	request), as the event left them
+ * @mcast_handle: for RDMA_CM_EVENT_MULTICAST_JOIN and _ERROR, the
+ *	multicast object (rdmachan_join_mcast.out_handle); 0 otherwise
+ * @__reserved2: 0
+ * @mcast_context: rdmachan_join_mcast.user_context of @mcast_handle
+ *
+ * @mcast_handle and later fields were added after the first layout,
+ * which ends at @route (RDMACHAN_CM_EVENT_SIZE_V1 bytes).
  */
 struct rdmachan_cm_event {
 	__aligned_u64 user_context;
@@ -519,7 +529,12 @@ struct rdmachan_cm_event {
 	struct rdmachan_ah_attr ah_attr;
 	__u8 private_data[RDMACHAN_CM_PRIVATE_DATA_MAX];
 	struct rdmachan_cm_route route;
+	__u32 mcast_handle;
+	__u32 __reserved2;
+	__aligned_u64 mcast_context;
 };
+
+#define RDMACHAN_CM_EVENT_SIZE_V1	760
 
 /**
  * struct rdmachan_create_id - RDMACHAN_IOC_CREATE_ID: a CM id on this file
@@ -774,6 +789,545 @@ struct rdmachan_migrate_id {
 	__u32 __reserved;
 };
 
+/*
+ * Verbs objects and the data path (RDMACHAN_FEATURE_VERBS).
+ *
+ * PDs, MRs, CQs, QPs, SRQs, AHs and multicast joins are objects of the
+ * file that made them, destroyed with RDMACHAN_IOC_DESTROY or when the
+ * file closes. They live on a device context (RDMACHAN_IOC_OPEN_DEVICE)
+ * of the same file, and every handle an ioctl takes must be an object of
+ * that file: another file's handle is -ENOENT, exactly as a destroyed one.
+ * Destroying a PD, CQ or SRQ that other objects still use is -EBUSY and
+ * changes nothing. Enum values (QP types and states, access flags, work
+ * request and completion opcodes, completion status, wc flags, send
+ * flags, attribute masks) are those of <infiniband/verbs.h>. A handle
+ * field that may name no object uses 0 for none: handles start at 1.
+ */
+
+/**
+ * struct rdmachan_create_comp_channel - RDMACHAN_IOC_CREATE_COMP_CHANNEL
+ * @size: sizeof(struct rdmachan_create_comp_channel)
+ * @flags: must be 0
+ * @out_fd: a new close-on-exec file descriptor: the completion channel
+ * @__reserved: must be 0
+ *
+ * A completion channel is a file of its own, not an object of this file:
+ * it lives until its last descriptor is closed and the CQs on it are
+ * gone. It is pollable, blocks in RDMACHAN_IOC_GET_CQ_EVENT unless it is
+ * O_NONBLOCK (-EAGAIN), and only RDMACHAN_IOC_GET_CQ_EVENT works on it.
+ */
+struct rdmachan_create_comp_channel {
+	__u32 size;
+	__u32 flags;
+	__s32 out_fd;
+	__u32 __reserved;
+};
+
+/* rdmachan_get_cq_event.flags */
+#define RDMACHAN_GET_CQ_EVENT_NONBLOCK	0x1	/* as if O_NONBLOCK were set */
+
+/**
+ * struct rdmachan_get_cq_event - RDMACHAN_IOC_GET_CQ_EVENT, on a channel
+ * @size: sizeof(struct rdmachan_get_cq_event)
+ * @flags: RDMACHAN_GET_CQ_EVENT_* bits
+ * @out_cq: handle of the CQ, in the file that created it
+ * @__reserved: must be 0
+ * @out_user_context: rdmachan_create_cq.user_context of the CQ
+ *
+ * Takes one completion event: the CQ was armed (RDMACHAN_IOC_REQ_NOTIFY_CQ)
+ * and got a completion. Each event taken counts against its CQ until it
+ * is acknowledged (rdmachan_notify_cq.num_acks); destroying the CQ waits
+ * for that. A CQ's later completion events before the first one was taken
+ * are merged into it, as in ib_uverbs.
+ */
+struct rdmachan_get_cq_event {
+	__u32 size;
+	__u32 flags;
+	__u32 out_cq;
+	__u32 __reserved;
+	__aligned_u64 out_user_context;
+};
+
+/**
+ * struct rdmachan_alloc_pd - RDMACHAN_IOC_ALLOC_PD: a protection domain
+ * @size: sizeof(struct rdmachan_alloc_pd)
+ * @flags: must be 0
+ * @context: a device context of this file
+ * @out_handle: handle of the new PD
+ */
+struct rdmachan_alloc_pd {
+	__u32 size;
+	__u32 flags;
+	__u32 context;
+	__u32 out_handle;
+};
+
+/**
+ * struct rdmachan_reg_mr - RDMACHAN_IOC_REG_MR: register user memory
+ * @size: sizeof(struct rdmachan_reg_mr)
+ * @flags: must be 0
+ * @pd: a PD of this file
+ * @access: IBV_ACCESS_* bits; remote write or atomic need local write
+ * @addr: start of the caller's memory; its pages are pinned through the
+ *	RDMA core (ib_umem) until the MR is destroyed
+ * @length: bytes to register, not 0
+ * @iova: address work requests and peers use for @addr (ibv_reg_mr() uses
+ *	@addr itself)
+ * @out_handle: handle of the new MR
+ * @out_lkey: local key, for SGEs of this file's work requests
+ * @out_rkey: remote key, for peers
+ * @__reserved: must be 0
+ *
+ * Memory that is not mapped, or not writable when local write is asked
+ * for: -EFAULT.
+ */
+struct rdmachan_reg_mr {
+	__u32 size;
+	__u32 flags;
+	__u32 pd;
+	__u32 access;
+	__aligned_u64 addr;
+	__aligned_u64 length;
+	__aligned_u64 iova;
+	__u32 out_handle;
+	__u32 out_lkey;
+	__u32 out_rkey;
+	__u32 __reserved;
+};
+
+/* An absent completion channel in rdmachan_create_cq.comp_channel. */
+#define RDMACHAN_NO_FD	(-1)
+
+/**
+ * struct rdmachan_create_cq - RDMACHAN_IOC_CREATE_CQ: a completion queue
+ * @size: sizeof(struct rdmachan_create_cq)
+ * @flags: must be 0
+ * @context: a device context of this file
+ * @cqe: minimum number of entries, 1 or more
+ * @comp_channel: a completion channel's fd, of this process, or
+ *	RDMACHAN_NO_FD
+ * @comp_vector: completion vector, below the context's
+ *	out_num_comp_vectors
+ * @user_context: returned with the CQ's completion and async events
+ * @out_handle: handle of the new CQ
+ * @out_cqe: the number of entries the CQ has
+ */
+struct rdmachan_create_cq {
+	__u32 size;
+	__u32 flags;
+	__u32 context;
+	__u32 cqe;
+	__s32 comp_channel;
+	__u32 comp_vector;
+	__aligned_u64 user_context;
+	__u32 out_handle;
+	__u32 out_cqe;
+};
+
+/* rdmachan_notify_cq.flags of RDMACHAN_IOC_REQ_NOTIFY_CQ */
+#define RDMACHAN_NOTIFY_SOLICITED	0x1	/* only solicited completions */
+
+/**
+ * struct rdmachan_notify_cq - RDMACHAN_IOC_REQ_NOTIFY_CQ and _ACK_CQ_EVENTS
+ * @size: sizeof(struct rdmachan_notify_cq)
+ * @flags: RDMACHAN_NOTIFY_* bits; must be 0 for RDMACHAN_IOC_ACK_CQ_EVENTS
+ * @cq: a CQ of this file
+ * @num_acks: completion events of @cq taken from its channel that are
+ *	acknowledged first; more than are outstanding is -EINVAL and
+ *	acknowledges none
+ *
+ * RDMACHAN_IOC_REQ_NOTIFY_CQ acknowledges, then arms the CQ: its next
+ * completion (next solicited one with RDMACHAN_NOTIFY_SOLICITED) queues
+ * one event on its channel. RDMACHAN_IOC_ACK_CQ_EVENTS only acknowledges.
+ */
+struct rdmachan_notify_cq {
+	__u32 size;
+	__u32 flags;
+	__u32 cq;
+	__u32 num_acks;
+};
+
+/**
+ * struct rdmachan_wc - a work completion, as struct ibv_wc
+ * @wr_id: of the work request
+ * @status: enum ibv_wc_status
+ * @opcode: enum ibv_wc_opcode
+ * @vendor_err: vendor error syndrome
+ * @byte_len: bytes transferred
+ * @imm_data: immediate data, big-endian, with IBV_WC_WITH_IMM; the
+ *	invalidated rkey with IBV_WC_WITH_INV
+ * @qp_num: local QP number
+ * @src_qp: remote QP number (UD)
+ * @wc_flags: IBV_WC_* flags
+ * @pkey_index: as in struct ibv_wc
+ * @slid: as in struct ibv_wc
+ * @sl: as in struct ibv_wc
+ * @dlid_path_bits: as in struct ibv_wc
+ * @network_hdr_type: RDMA_NETWORK_* type of a UD packet's GRH (IB, IPv4,
+ *	IPv6), 0 when unknown
+ * @__reserved: 0
+ */
+struct rdmachan_wc {
+	__aligned_u64 wr_id;
+	__u32 status;
+	__u32 opcode;
+	__u32 vendor_err;
+	__u32 byte_len;
+	__u32 imm_data;
+	__u32 qp_num;
+	__u32 src_qp;
+	__u32 wc_flags;
+	__u16 pkey_index;
+	__u16 slid;
+	__u8 sl;
+	__u8 dlid_path_bits;
+	__u8 network_hdr_type;
+	__u8 __reserved;
+};
+
+/**
+ * struct rdmachan_poll_cq - RDMACHAN_IOC_POLL_CQ: take completions
+ * @size: sizeof(struct rdmachan_poll_cq)
+ * @flags: must be 0
+ * @cq: a CQ of this file
+ * @max_wc: room at @wcs, in completions
+ * @wcs: user pointer to an array of struct rdmachan_wc
+ * @wc_size: sizeof(struct rdmachan_wc) as the caller knows it, at least
+ *	the first layout's; the array's stride
+ * @out_num_wc: completions written to @wcs; never blocks, 0 when empty
+ */
+struct rdmachan_poll_cq {
+	__u32 size;
+	__u32 flags;
+	__u32 cq;
+	__u32 max_wc;
+	__aligned_u64 wcs;
+	__u32 wc_size;
+	__u32 out_num_wc;
+};
+
+/**
+ * struct rdmachan_qp_cap - QP capacities, as struct ibv_qp_cap
+ * @max_send_wr: as in struct ibv_qp_cap
+ * @max_recv_wr: as in struct ibv_qp_cap
+ * @max_send_sge: as in struct ibv_qp_cap
+ * @max_recv_sge: as in struct ibv_qp_cap
+ * @max_inline_data: as in struct ibv_qp_cap
+ * @__reserved: must be 0
+ */
+struct rdmachan_qp_cap {
+	__u32 max_send_wr;
+	__u32 max_recv_wr;
+	__u32 max_send_sge;
+	__u32 max_recv_sge;
+	__u32 max_inline_data;
+	__u32 __reserved;
+};
+
+/* rdmachan_create_qp.flags */
+#define RDMACHAN_CREATE_QP_CM_ID	0x1	/* @cm_fd and @cm_id are set */
+#define RDMACHAN_CREATE_QP_SQ_SIG_ALL	0x2	/* every send completes */
+
+/**
+ * struct rdmachan_create_qp - RDMACHAN_IOC_CREATE_QP: a queue pair
+ * @size: sizeof(struct rdmachan_create_qp)
+ * @flags: RDMACHAN_CREATE_QP_* bits
+ * @pd: a PD of this file
+ * @send_cq: a CQ of this file
+ * @recv_cq: a CQ of this file
+ * @srq: an SRQ of this file, or 0
+ * @qp_type: IBV_QPT_RC, IBV_QPT_UC or IBV_QPT_UD
+ * @cm_fd: with RDMACHAN_CREATE_QP_CM_ID, the /dev/rdmachan file (of this
+ *	process) that holds the CM id @cm_id; it may be this file
+ * @cm_id: the CM id the QP is for
+ * @__reserved: must be 0
+ * @user_context: returned with the QP's async events
+ * @cap: capacities asked for
+ * @out_cap: capacities the QP has
+ * @out_handle: handle of the new QP
+ * @out_qp_num: its QP number
+ *
+ * A QP made for a CM id is created by the CM on the id's device and
+ * bound to the id until either is destroyed: the CM moves it to INIT
+ * (UD: to RTS), connect and accept move it to RTR and RTS, the id reports
+ * RDMA_CM_EVENT_ESTABLISHED instead of CONNECT_RESPONSE, and the module
+ * moves it to the error state before it delivers DISCONNECTED, REJECTED
+ * or DEVICE_REMOVAL for the id, so posted work requests are flushed.
+ * An id that has a QP already: -EINVAL. An id not bound to the PD's
+ * device: -EINVAL.
+ */
+struct rdmachan_create_qp {
+	__u32 size;
+	__u32 flags;
+	__u32 pd;
+	__u32 send_cq;
+	__u32 recv_cq;
+	__u32 srq;
+	__u32 qp_type;
+	__s32 cm_fd;
+	__u32 cm_id;
+	__u32 __reserved;
+	__aligned_u64 user_context;
+	struct rdmachan_qp_cap cap;
+	struct rdmachan_qp_cap out_cap;
+	__u32 out_handle;
+	__u32 out_qp_num;
+};
+
+/**
+ * struct rdmachan_qp_attr - QP attributes, as struct ibv_qp_attr
+ *
+ * The fields have the names and meanings of struct ibv_qp_attr; which ones
+ * count is said by an IBV_QP_* attribute mask. @__reserved must be 0.
+ */
+struct rdmachan_qp_attr {
+	__u32 qkey;
+	__u32 rq_psn;
+	__u32 sq_psn;
+	__u32 dest_qp_num;
+	__u32 qp_access_flags;
+	__u16 pkey_index;
+	__u16 alt_pkey_index;
+	__u8 qp_state;
+	__u8 cur_qp_state;
+	__u8 path_mtu;
+	__u8 path_mig_state;
+	__u8 en_sqd_async_notify;
+	__u8 sq_draining;
+	__u8 max_rd_atomic;
+	__u8 max_dest_rd_atomic;
+	__u8 min_rnr_timer;
+	__u8 port_num;
+	__u8 timeout;
+	__u8 retry_cnt;
+	__u8 rnr_retry;
+	__u8 alt_port_num;
+	__u8 alt_timeout;
+	__u8 __reserved;
+	struct rdmachan_qp_cap cap;
+	struct rdmachan_ah_attr ah_attr;
+	struct rdmachan_ah_attr alt_ah_attr;
+};
+
+/**
+ * struct rdmachan_modify_qp - RDMACHAN_IOC_MODIFY_QP and _QUERY_QP
+ * @size: sizeof(struct rdmachan_modify_qp)
+ * @flags: must be 0
+ * @qp: a QP of this file
+ * @attr_mask: IBV_QP_* bits: the fields of @attr to set, or to report
+ * @attr: the attributes; RDMACHAN_IOC_QUERY_QP fills all of it
+ *
+ * An address vector on a RoCE port is resolved to a MAC address by the
+ * module. A transition the QP's state does not allow: -EINVAL.
+ */
+struct rdmachan_modify_qp {
+	__u32 size;
+	__u32 flags;
+	__u32 qp;
+	__u32 attr_mask;
+	struct rdmachan_qp_attr attr;
+};
+
+/**
+ * struct rdmachan_sge - a scatter/gather element, as struct ibv_sge
+ * @addr: start, in the iova space of the MR named by @lkey
+ * @length: bytes
+ * @lkey: rdmachan_reg_mr.out_lkey of an MR of this file whose PD is the
+ *	QP's (SRQ's); ignored for the payload of an inline send, whose @addr
+ *	is then a plain address in the caller's memory
+ */
+struct rdmachan_sge {
+	__aligned_u64 addr;
+	__u32 length;
+	__u32 lkey;
+};
+
+/**
+ * struct rdmachan_send_wr - a send work request, as struct ibv_send_wr
+ * @wr_id: returned in its completion
+ * @opcode: enum ibv_wr_opcode
+ * @send_flags: IBV_SEND_* bits
+ * @num_sge: its SGEs, taken in order from rdmachan_post.sges
+ * @imm_data: immediate data, big-endian (or the rkey to invalidate)
+ * @remote_addr: RDMA and atomic operations: the peer's address
+ * @rkey: RDMA and atomic operations: the peer's rkey
+ * @__reserved: must be 0
+ * @compare_add: atomic compare or add operand
+ * @swap: atomic swap operand
+ * @ah: UD: an AH of this file
+ * @remote_qpn: UD: the destination QP number
+ * @remote_qkey: UD: the destination Q_Key
+ * @__reserved2: must be 0
+ */
+struct rdmachan_send_wr {
+	__aligned_u64 wr_id;
+	__u32 opcode;
+	__u32 send_flags;
+	__u32 num_sge;
+	__u32 imm_data;
+	__aligned_u64 remote_addr;
+	__u32 rkey;
+	__u32 __reserved;
+	__aligned_u64 compare_add;
+	__aligned_u64 swap;
+	__u32 ah;
+	__u32 remote_qpn;
+	__u32 remote_qkey;
+	__u32 __reserved2;
+};
+
+/**
+ * struct rdmachan_recv_wr - a receive work request, as struct ibv_recv_wr
+ * @wr_id: returned in its completion
+ * @num_sge: its SGEs, taken in order from rdmachan_post.sges
+ * @__reserved: must be 0
+ */
+struct rdmachan_recv_wr {
+	__aligned_u64 wr_id;
+	__u32 num_sge;
+	__u32 __reserved;
+};
+
+/* Largest chain of work requests, and of SGEs, in one post. */
+#define RDMACHAN_MAX_POST_WRS	1024
+#define RDMACHAN_MAX_POST_SGES	4096
+
+/**
+ * struct rdmachan_post - RDMACHAN_IOC_POST_SEND, _POST_RECV, _POST_SRQ_RECV
+ * @size: sizeof(struct rdmachan_post)
+ * @flags: must be 0
+ * @handle: the QP (an SRQ for RDMACHAN_IOC_POST_SRQ_RECV) of this file
+ * @num_wrs: work requests at @wrs, 1 to RDMACHAN_MAX_POST_WRS
+ * @wrs: user pointer to an array of struct rdmachan_send_wr (send) or
+ *	struct rdmachan_recv_wr (receive), posted in order as one chain
+ * @sges: user pointer to all their SGEs, each request's in turn
+ * @wr_size: sizeof() of the work request struct as the caller knows it,
+ *	at least the first layout's; the stride of @wrs
+ * @num_sges: SGEs at @sges, at most RDMACHAN_MAX_POST_SGES; the requests'
+ *	num_sge must add up to it
+ * @out_num_posted: requests posted; when the call fails, the ones before
+ *	the bad request were posted and will complete (ibv_post_send's
+ *	bad_wr is the request at this index)
+ * @__reserved: must be 0
+ *
+ * Every SGE is checked before the chain is handed to the device: its lkey
+ * must be an MR of this file on the QP's PD, the range must lie inside
+ * that MR, and memory the device writes needs local write access. An
+ * inline send's payload is copied in at post time.
+ */
+struct rdmachan_post {
+	__u32 size;
+	__u32 flags;
+	__u32 handle;
+	__u32 num_wrs;
+	__aligned_u64 wrs;
+	__aligned_u64 sges;
+	__u32 wr_size;
+	__u32 num_sges;
+	__u32 out_num_posted;
+	__u32 __reserved;
+};
+
+/**
+ * struct rdmachan_srq_attr - SRQ attributes, as struct ibv_srq_attr
+ * @max_wr: as in struct ibv_srq_attr
+ * @max_sge: as in struct ibv_srq_attr
+ * @srq_limit: as in struct ibv_srq_attr
+ * @__reserved: must be 0
+ */
+struct rdmachan_srq_attr {
+	__u32 max_wr;
+	__u32 max_sge;
+	__u32 srq_limit;
+	__u32 __reserved;
+};
+
+/**
+ * struct rdmachan_create_srq - RDMACHAN_IOC_CREATE_SRQ: a shared receive queue
+ * @size: sizeof(struct rdmachan_create_srq)
+ * @flags: must be 0
+ * @pd: a PD of this file
+ * @__reserved: must be 0
+ * @user_context: returned with the SRQ's async events
+ * @attr: sizes asked for (@attr.srq_limit is ignored, as in ibv_create_srq)
+ * @out_attr: sizes the SRQ has
+ * @out_handle: handle of the new SRQ
+ * @__reserved2: must be 0
+ */
+struct rdmachan_create_srq {
+	__u32 size;
+	__u32 flags;
+	__u32 pd;
+	__u32 __reserved;
+	__aligned_u64 user_context;
+	struct rdmachan_srq_attr attr;
+	struct rdmachan_srq_attr out_attr;
+	__u32 out_handle;
+	__u32 __reserved2;
+};
+
+/**
+ * struct rdmachan_modify_srq - RDMACHAN_IOC_MODIFY_SRQ and _QUERY_SRQ
+ * @size: sizeof(struct rdmachan_modify_srq)
+ * @flags: must be 0
+ * @srq: an SRQ of this file
+ * @attr_mask: IBV_SRQ_MAX_WR and IBV_SRQ_LIMIT bits of @attr to set;
+ *	must be 0 for RDMACHAN_IOC_QUERY_SRQ
+ * @attr: the attributes; RDMACHAN_IOC_QUERY_SRQ fills it
+ */
+struct rdmachan_modify_srq {
+	__u32 size;
+	__u32 flags;
+	__u32 srq;
+	__u32 attr_mask;
+	struct rdmachan_srq_attr attr;
+};
+
+/**
+ * struct rdmachan_create_ah - RDMACHAN_IOC_CREATE_AH: an address handle
+ * @size: sizeof(struct rdmachan_create_ah)
+ * @flags: must be 0
+ * @pd: a PD of this file
+ * @out_handle: handle of the new AH
+ * @attr: where it points; on RoCE the module resolves the MAC address
+ */
+struct rdmachan_create_ah {
+	__u32 size;
+	__u32 flags;
+	__u32 pd;
+	__u32 out_handle;
+	struct rdmachan_ah_attr attr;
+};
+
+/**
+ * struct rdmachan_join_mcast - RDMACHAN_IOC_JOIN_MCAST: rdma_join_multicast()
+ * @size: sizeof(struct rdmachan_join_mcast)
+ * @flags: must be 0
+ * @id: a CM id of this file, with an address resolved or bound
+ * @join_flags: RDMA_MC_JOIN_FLAG_FULLMEMBER or _SENDONLY_FULLMEMBER
+ * @user_context: returned as rdmachan_cm_event.mcast_context
+ * @addr: the group's address (struct sockaddr_in or sockaddr_in6)
+ * @out_handle: handle of the join; RDMACHAN_IOC_DESTROY on it leaves
+ *	the group, after waiting until the join's events read on this
+ *	file are acknowledged
+ * @__reserved: must be 0
+ *
+ * The result comes as RDMA_CM_EVENT_MULTICAST_JOIN (with the group's
+ * AH attributes, QP number and Q_Key) or _ERROR on the id. When the id
+ * has a QP, the module attaches it to the group before it delivers
+ * MULTICAST_JOIN and detaches it on leave.
+ */
+struct rdmachan_join_mcast {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 join_flags;
+	__aligned_u64 user_context;
+	struct __kernel_sockaddr_storage addr;
+	__u32 out_handle;
+	__u32 __reserved;
+};
+
 enum rdmachan_ioctl_nr {
 	RDMACHAN_CMD_GET_INFO = 0x00,
 	RDMACHAN_CMD_LIST_DEVICES,
@@ -798,6 +1352,25 @@ enum rdmachan_ioctl_nr {
 	RDMACHAN_CMD_SET_OPTION,
 	RDMACHAN_CMD_INIT_QP_ATTR,
 	RDMACHAN_CMD_MIGRATE_ID,
+	RDMACHAN_CMD_CREATE_COMP_CHANNEL,
+	RDMACHAN_CMD_GET_CQ_EVENT,
+	RDMACHAN_CMD_ALLOC_PD,
+	RDMACHAN_CMD_REG_MR,
+	RDMACHAN_CMD_CREATE_CQ,
+	RDMACHAN_CMD_REQ_NOTIFY_CQ,
+	RDMACHAN_CMD_ACK_CQ_EVENTS,
+	RDMACHAN_CMD_POLL_CQ,
+	RDMACHAN_CMD_CREATE_QP,
+	RDMACHAN_CMD_MODIFY_QP,
+	RDMACHAN_CMD_QUERY_QP,
+	RDMACHAN_CMD_POST_SEND,
+	RDMACHAN_CMD_POST_RECV,
+	RDMACHAN_CMD_CREATE_SRQ,
+	RDMACHAN_CMD_MODIFY_SRQ,
+	RDMACHAN_CMD_QUERY_SRQ,
+	RDMACHAN_CMD_POST_SRQ_RECV,
+	RDMACHAN_CMD_CREATE_AH,
+	RDMACHAN_CMD_JOIN_MCAST,
 };
 
 #define RDMACHAN_IOC_GET_INFO \
@@ -846,5 +1419,43 @@ enum rdmachan_ioctl_nr {
 	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_INIT_QP_ATTR, struct rdmachan_init_qp_attr)
 #define RDMACHAN_IOC_MIGRATE_ID \
 	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_MIGRATE_ID, struct rdmachan_migrate_id)
+#define RDMACHAN_IOC_CREATE_COMP_CHANNEL \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_CREATE_COMP_CHANNEL, struct rdmachan_create_comp_channel)
+#define RDMACHAN_IOC_GET_CQ_EVENT \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_GET_CQ_EVENT, struct rdmachan_get_cq_event)
+#define RDMACHAN_IOC_ALLOC_PD \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_ALLOC_PD, struct rdmachan_alloc_pd)
+#define RDMACHAN_IOC_REG_MR \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_REG_MR, struct rdmachan_reg_mr)
+#define RDMACHAN_IOC_CREATE_CQ \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_CREATE_CQ, struct rdmachan_create_cq)
+#define RDMACHAN_IOC_REQ_NOTIFY_CQ \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_REQ_NOTIFY_CQ, struct rdmachan_notify_cq)
+#define RDMACHAN_IOC_ACK_CQ_EVENTS \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_ACK_CQ_EVENTS, struct rdmachan_notify_cq)
+#define RDMACHAN_IOC_POLL_CQ \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_POLL_CQ, struct rdmachan_poll_cq)
+#define RDMACHAN_IOC_CREATE_QP \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_CREATE_QP, struct rdmachan_create_qp)
+#define RDMACHAN_IOC_MODIFY_QP \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_MODIFY_QP, struct rdmachan_modify_qp)
+#define RDMACHAN_IOC_QUERY_QP \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_QUERY_QP, struct rdmachan_modify_qp)
+#define RDMACHAN_IOC_POST_SEND \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_POST_SEND, struct rdmachan_post)
+#define RDMACHAN_IOC_POST_RECV \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_POST_RECV, struct rdmachan_post)
+#define RDMACHAN_IOC_CREATE_SRQ \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_CREATE_SRQ, struct rdmachan_create_srq)
+#define RDMACHAN_IOC_MODIFY_SRQ \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_MODIFY_SRQ, struct rdmachan_modify_srq)
+#define RDMACHAN_IOC_QUERY_SRQ \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_QUERY_SRQ, struct rdmachan_modify_srq)
+#define RDMACHAN_IOC_POST_SRQ_RECV \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_POST_SRQ_RECV, struct rdmachan_post)
+#define RDMACHAN_IOC_CREATE_AH \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_CREATE_AH, struct rdmachan_create_ah)
+#define RDMACHAN_IOC_JOIN_MCAST \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_JOIN_MCAST, struct rdmachan_join_mcast)
 
 #endif /* _UAPI_RDMACHAN_H */
