@@ -230,8 +230,15 @@ static int rdmachan_cm_deliver(struct rdmachan_file *file, void __user *dst,
 	spin_lock(&file->events_lock);
 	entry = list_first_entry_or_null(&file->events,
 					 struct rdmachan_cm_event_entry, list);
-	if (entry)
+	if (entry) {
 		list_del_init(&entry->list);
+		/*
+		 * Named and counted while still on this file's queue: a
+		 * migrate of the id waits for an event being read.
+		 */
+		entry->uevent.id_handle = entry->id->handle;
+		rdmachan_cm_account(entry->id, entry->uevent.event, 1);
+	}
 	spin_unlock(&file->events_lock);
 	if (!entry)
 		return -EAGAIN;
@@ -243,7 +250,6 @@ static int rdmachan_cm_deliver(struct rdmachan_file *file, void __user *dst,
 	if (ret < 0)
 		goto err_requeue;
 	uevent->event_handle = handle;
-	uevent->id_handle = id->handle;
 	uevent->user_context = READ_ONCE(id->user_context);
 	uevent->new_id_handle = entry->new_id ? entry->new_id->handle : 0;
 	/* The count goes out with the event: no event is read unknowingly. */
@@ -259,10 +265,10 @@ static int rdmachan_cm_deliver(struct rdmachan_file *file, void __user *dst,
 	if (id->dead) {
 		spin_unlock(&file->events_lock);
 		xa_erase(&file->delivered, handle);
+		rdmachan_cm_account(id, uevent->event, -1);
 		rdmachan_cm_event_free(entry);
 		return 0;
 	}
-	rdmachan_cm_account(id, uevent->event, 1);
 	spin_unlock(&file->events_lock);
 
 	if (entry->new_id) {
@@ -278,6 +284,7 @@ static int rdmachan_cm_deliver(struct rdmachan_file *file, void __user *dst,
 err_erase:
 	xa_erase(&file->delivered, handle);
 err_requeue:
+	rdmachan_cm_account(id, uevent->event, -1);
 	rdmachan_cm_requeue(file, entry);
 	return ret;
 }

@@ -694,27 +694,28 @@ int rdmachan_cmd_migrate_id(struct rdmachan_call *call, void *arg)
 			if (entry->id == id && entry->new_id)
 				ret = -EBUSY;
 	}
+	/* A destroy on the old file may have taken the handle first. */
+	if (!ret && xa_cmpxchg(&old_file->objects, cmd->handle, obj, NULL,
+			       GFP_ATOMIC) != obj)
+		ret = -ENOENT;
 	if (!ret) {
+		/*
+		 * Readers see the id's file, handle and queued events change
+		 * at once. The old handle's reference passes to the new one;
+		 * replacing a reserved entry allocates nothing.
+		 */
+		xa_store(&new_file->objects, handle, obj, GFP_ATOMIC);
 		list_for_each_entry_safe(entry, tmp, &old_file->events, list)
 			if (entry->id == id)
 				list_move_tail(&entry->list, &new_file->events);
 		id->file = new_file;
+		id->handle = handle;
 	}
 	spin_unlock(&old_file->events_lock);
 	spin_unlock(&new_file->events_lock);
 	rdma_unlock_handler(id->cm_id);
 	if (ret)
 		goto out_unlock;
-
-	/* The old handle still holds the reference the new one takes over. */
-	if (xa_cmpxchg(&old_file->objects, cmd->handle, obj, NULL, GFP_KERNEL) !=
-	    obj) {
-		/* A destroy on the old file won: give the id back. */
-		ret = -ENOENT;
-		goto out_unlock;
-	}
-	id->handle = handle;
-	xa_store(&new_file->objects, handle, obj, GFP_KERNEL);
 	handle = 0;
 	wake_up_interruptible(&new_file->events_wait);
 out_unlock:

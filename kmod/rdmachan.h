@@ -89,8 +89,9 @@ struct rdmachan_context {
 /*
  * A CM id. The kernel rdma_cm_id is used under @lock and only while
  * @cm_id is set; it is torn down (rdma_destroy_id()) on destroy, on file
- * release, and from @removal_work when its device goes away. @file can
- * change only in migrate, which holds the CM's handler lock.
+ * release, and from @removal_work when its device goes away. @file and
+ * @handle change only in migrate, under the CM's handler lock and both
+ * files' @events_lock.
  */
 struct rdmachan_cm_id {
 	struct rdmachan_object obj;
@@ -105,7 +106,7 @@ struct rdmachan_cm_id {
 	atomic_t backlog;
 	/* set under file->events_lock: no more events are queued or read */
 	bool dead;
-	/* events read and not yet acknowledged, under @ack_lock */
+	/* events being read or read and not yet acknowledged, under @ack_lock */
 	spinlock_t ack_lock;
 	unsigned int unacked;
 	unsigned int unacked_by_type[RDMACHAN_CM_EVENT_TYPES];
