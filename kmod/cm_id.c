@@ -23,9 +23,9 @@ static void rdmachan_cm_id_free(struct rdmachan_object *obj)
 {
 	struct rdmachan_cm_id *id = container_of(obj, struct rdmachan_cm_id, obj);
 
-	WARN_ON(id->cm_id);
+	WARN_ON(id->cm_id || id->qp);
 	mutex_destroy(&id->lock);
-	kfree(id);
+	kfree_rcu(id, obj.rcu);
 	rdmachan_count_dec(RDMACHAN_COUNT_CM_IDS);
 }
 
@@ -86,6 +86,7 @@ static struct rdmachan_cm_id *rdmachan_cm_id_alloc(struct rdmachan_file *file,
 	INIT_WORK(&id->removal_work, rdmachan_cm_removal_work);
 	spin_lock_init(&id->ack_lock);
 	init_waitqueue_head(&id->ack_wait);
+	INIT_LIST_HEAD(&id->mcasts);
 	rdmachan_count_inc(RDMACHAN_COUNT_CM_IDS);
 	return id;
 }
@@ -163,8 +164,8 @@ struct rdmachan_cm_id *rdmachan_cm_id_new_child(struct rdmachan_cm_id *listen,
  * when its kernel id is gone (device removal). Undo with
  * rdmachan_cm_id_unlock().
  */
-static struct rdmachan_cm_id *rdmachan_cm_id_lock(struct rdmachan_file *file,
-						  u32 handle)
+struct rdmachan_cm_id *rdmachan_cm_id_lock(struct rdmachan_file *file,
+					   u32 handle)
 {
 	struct rdmachan_object *obj;
 	struct rdmachan_cm_id *id;
@@ -182,7 +183,7 @@ static struct rdmachan_cm_id *rdmachan_cm_id_lock(struct rdmachan_file *file,
 	return id;
 }
 
-static void rdmachan_cm_id_unlock(struct rdmachan_cm_id *id)
+void rdmachan_cm_id_unlock(struct rdmachan_cm_id *id)
 {
 	mutex_unlock(&id->lock);
 	rdmachan_object_put(&id->obj);

@@ -18,6 +18,14 @@ static const char *const rdmachan_counter_names[RDMACHAN_NR_COUNTERS] = {
 	[RDMACHAN_COUNT_CONTEXTS] = "contexts",
 	[RDMACHAN_COUNT_CM_IDS] = "cm_ids",
 	[RDMACHAN_COUNT_CM_EVENTS] = "cm_events",
+	[RDMACHAN_COUNT_COMP_CHANNELS] = "comp_channels",
+	[RDMACHAN_COUNT_PDS] = "pds",
+	[RDMACHAN_COUNT_MRS] = "mrs",
+	[RDMACHAN_COUNT_CQS] = "cqs",
+	[RDMACHAN_COUNT_QPS] = "qps",
+	[RDMACHAN_COUNT_SRQS] = "srqs",
+	[RDMACHAN_COUNT_AHS] = "ahs",
+	[RDMACHAN_COUNT_MCASTS] = "mcasts",
 };
 
 static struct dentry *rdmachan_debugfs_dir;
@@ -45,9 +53,16 @@ static int objects_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(objects);
 
-static const char *const rdmachan_object_names[] = {
+static const char *const rdmachan_object_names[RDMACHAN_OBJ_TYPES] = {
 	[RDMACHAN_OBJ_DEVICE_CONTEXT] = "contexts",
 	[RDMACHAN_OBJ_CM_ID] = "cm_ids",
+	[RDMACHAN_OBJ_PD] = "pds",
+	[RDMACHAN_OBJ_MR] = "mrs",
+	[RDMACHAN_OBJ_CQ] = "cqs",
+	[RDMACHAN_OBJ_QP] = "qps",
+	[RDMACHAN_OBJ_SRQ] = "srqs",
+	[RDMACHAN_OBJ_AH] = "ahs",
+	[RDMACHAN_OBJ_MCAST] = "mcasts",
 };
 
 /*

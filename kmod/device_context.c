@@ -13,7 +13,7 @@ static void rdmachan_context_free(struct rdmachan_object *obj)
 		container_of(obj, struct rdmachan_context, obj);
 
 	rdmachan_device_put(ctx->dev);
-	kfree(ctx);
+	kfree_rcu(ctx, obj.rcu);
 	rdmachan_count_dec(RDMACHAN_COUNT_CONTEXTS);
 }
 
@@ -81,6 +81,22 @@ static int rdmachan_context_enter(struct rdmachan_file *file, u32 handle,
 	}
 	*ctxp = ctx;
 	return 0;
+}
+
+/* The device of a device context of @file, with a reference; or NULL. */
+struct rdmachan_device *rdmachan_context_device(struct rdmachan_file *file,
+						u32 handle)
+{
+	struct rdmachan_object *obj;
+	struct rdmachan_device *dev;
+
+	obj = rdmachan_object_get(file, handle, RDMACHAN_OBJ_DEVICE_CONTEXT);
+	if (!obj)
+		return NULL;
+	dev = container_of(obj, struct rdmachan_context, obj)->dev;
+	kref_get(&dev->ref);
+	rdmachan_object_put(obj);
+	return dev;
 }
 
 static void rdmachan_context_exit(struct rdmachan_context *ctx)

@@ -6,8 +6,9 @@
  * device index. When the device is removed, the IB core calls our remove
  * callback and may free the device right after it returns, so remove
  * unpublishes the entry, waits for callers inside the device
- * (removal_lock) and cuts the link; files keep the rdmachan_device itself
- * until they let go of it, and see -ENODEV from then on.
+ * (removal_lock), cuts the link and tears down the verbs objects on it;
+ * files keep the rdmachan_device itself and their handles until they let
+ * go of them, and see -ENODEV from then on.
  */
 #include <linux/mutex.h>
 #include <linux/slab.h>
@@ -23,6 +24,7 @@ static void rdmachan_device_free(struct kref *ref)
 	struct rdmachan_device *dev =
 		container_of(ref, struct rdmachan_device, ref);
 
+	mutex_destroy(&dev->verbs_lock);
 	kfree(dev);
 	rdmachan_count_dec(RDMACHAN_COUNT_DEVICES);
 }
@@ -68,13 +70,16 @@ static struct ib_client rdmachan_client;
 static int rdmachan_add_one(struct ib_device *ibdev)
 {
 	struct rdmachan_device *dev;
-	int ret;
+	int ret, i;
 
 	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
 	if (!dev)
 		return -ENOMEM;
 	kref_init(&dev->ref);
 	init_rwsem(&dev->removal_lock);
+	mutex_init(&dev->verbs_lock);
+	for (i = 0; i < RDMACHAN_VERBS_RANKS; i++)
+		INIT_LIST_HEAD(&dev->verbs[i]);
 	dev->ibdev = ibdev;
 	dev->index = ibdev->index;
 
@@ -101,6 +106,8 @@ static void rdmachan_remove_one(struct ib_device *ibdev, void *client_data)
 	down_write(&dev->removal_lock);
 	dev->ibdev = NULL;
 	up_write(&dev->removal_lock);
+	/* The IB core waits for no object of ours: they go now. */
+	rdmachan_verbs_remove_device(dev);
 	rdmachan_device_put(dev);
 }
 

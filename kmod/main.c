@@ -83,6 +83,26 @@ static const struct rdmachan_ioctl_op rdmachan_ops[] = {
 	/* It writes out_handle itself, before the id moves. */
 	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_MIGRATE_ID, rdmachan_migrate_id,
 			      rdmachan_cmd_migrate_id),
+	/* It writes out_fd itself, before the descriptor is installed. */
+	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_CREATE_COMP_CHANNEL,
+			      rdmachan_create_comp_channel,
+			      rdmachan_cmd_create_comp_channel),
+	/* RDMACHAN_CMD_GET_CQ_EVENT works on a completion channel only. */
+	RDMACHAN_OP(RDMACHAN_CMD_ALLOC_PD, rdmachan_alloc_pd,
+		    rdmachan_cmd_alloc_pd),
+	RDMACHAN_OP(RDMACHAN_CMD_REG_MR, rdmachan_reg_mr, rdmachan_cmd_reg_mr),
+	RDMACHAN_OP(RDMACHAN_CMD_CREATE_CQ, rdmachan_create_cq,
+		    rdmachan_cmd_create_cq),
+	[RDMACHAN_CMD_REQ_NOTIFY_CQ] = {
+		.size = sizeof(struct rdmachan_notify_cq),
+		.known_flags = RDMACHAN_NOTIFY_SOLICITED,
+		.no_output = true,
+		.handler = rdmachan_cmd_req_notify_cq,
+	},
+	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_ACK_CQ_EVENTS, rdmachan_notify_cq,
+			      rdmachan_cmd_ack_cq_events),
+	RDMACHAN_OP(RDMACHAN_CMD_POLL_CQ, rdmachan_poll_cq,
+		    rdmachan_cmd_poll_cq),
 };
 
 /* Large enough for the argument of any command. */
@@ -104,6 +124,19 @@ union rdmachan_ioctl_buf {
 	struct rdmachan_set_option set_option;
 	struct rdmachan_init_qp_attr init_qp_attr;
 	struct rdmachan_migrate_id migrate_id;
+	struct rdmachan_create_comp_channel create_comp_channel;
+	struct rdmachan_alloc_pd alloc_pd;
+	struct rdmachan_reg_mr reg_mr;
+	struct rdmachan_create_cq create_cq;
+	struct rdmachan_notify_cq notify_cq;
+	struct rdmachan_poll_cq poll_cq;
+	struct rdmachan_create_qp create_qp;
+	struct rdmachan_modify_qp modify_qp;
+	struct rdmachan_post post;
+	struct rdmachan_create_srq create_srq;
+	struct rdmachan_modify_srq modify_srq;
+	struct rdmachan_create_ah create_ah;
+	struct rdmachan_join_mcast join_mcast;
 };
 
 struct rdmachan_ioctl_header {
@@ -165,6 +198,8 @@ static int rdmachan_open(struct inode *inode, struct file *filp)
 	file = kzalloc(sizeof(*file), GFP_KERNEL);
 	if (!file)
 		return -ENOMEM;
+	kref_init(&file->ref);
+	init_rwsem(&file->verbs_lock);
 	xa_init_flags(&file->objects, XA_FLAGS_ALLOC1);
 	rdmachan_cm_file_init(file);
 	file->owner = get_pid(task_tgid(current));
@@ -180,13 +215,32 @@ static int rdmachan_release(struct inode *inode, struct file *filp)
 
 	/* Waits for readers of the file's debugfs entry. */
 	rdmachan_debugfs_remove_file(file);
+	rdmachan_verbs_file_release(file);
 	rdmachan_objects_release(file);
 	rdmachan_cm_file_release(file);
 	xa_destroy(&file->objects);
+	rdmachan_file_put(file);
+	return 0;
+}
+
+void rdmachan_file_get(struct rdmachan_file *file)
+{
+	kref_get(&file->ref);
+}
+
+static void rdmachan_file_free(struct kref *ref)
+{
+	struct rdmachan_file *file = container_of(ref, struct rdmachan_file,
+						  ref);
+
 	put_pid(file->owner);
 	kfree(file);
 	rdmachan_count_dec(RDMACHAN_COUNT_FILES);
-	return 0;
+}
+
+void rdmachan_file_put(struct rdmachan_file *file)
+{
+	kref_put(&file->ref, rdmachan_file_free);
 }
 
 static __poll_t rdmachan_poll(struct file *filp, struct poll_table_struct *wait)
@@ -226,7 +280,8 @@ int rdmachan_cmd_get_info(struct rdmachan_call *call, void *arg)
 	if (cmd->__reserved)
 		return -EINVAL;
 	cmd->out_abi_version = RDMACHAN_ABI_VERSION;
-	cmd->out_features = RDMACHAN_FEATURE_DEVICE_QUERY | RDMACHAN_FEATURE_CM;
+	cmd->out_features = RDMACHAN_FEATURE_DEVICE_QUERY | RDMACHAN_FEATURE_CM |
+			    RDMACHAN_FEATURE_VERBS;
 	return 0;
 }
 

@@ -5,7 +5,9 @@
  * Handles are indices into the file's xarray, so a handle of another file
  * or of a destroyed object simply is not found. Lookups take a reference
  * under the xarray lock; destroy erases the handle first, so no new lookup
- * can find it, and the object is freed when its last user puts it.
+ * can find it, and the object is freed when its last user puts it. An
+ * object may first refuse its destroy (destroy_begin), while its handle
+ * still works.
  */
 #include "rdmachan.h"
 
@@ -105,19 +107,69 @@ int rdmachan_cmd_destroy(struct rdmachan_call *call, void *arg)
 {
 	struct rdmachan_destroy *cmd = arg;
 	struct xarray *objects = &call->file->objects;
-	struct rdmachan_object *obj;
-	int ret;
+	struct rdmachan_object *obj, *found;
+	int ret = 0;
 
 	if (cmd->__reserved)
 		return -EINVAL;
 	xa_lock(objects);
 	obj = xa_load(objects, cmd->handle);
-	if (obj)
-		__xa_erase(objects, cmd->handle);
+	if (obj) {
+		kref_get(&obj->ref);
+		/* Nothing to refuse or wait for: the handle goes at once. */
+		if (!obj->destroy_begin)
+			__xa_erase(objects, cmd->handle);
+	}
 	xa_unlock(objects);
 	if (!obj)
 		return -ENOENT;
+
+	if (obj->destroy_begin) {
+		ret = obj->destroy_begin(obj);
+		if (ret)
+			goto out;
+		xa_lock(objects);
+		found = xa_load(objects, cmd->handle);
+		if (found == obj)
+			__xa_erase(objects, cmd->handle);
+		xa_unlock(objects);
+		/* Another destroy of the same handle won. */
+		if (found != obj) {
+			ret = -ENOENT;
+			goto out;
+		}
+	}
 	ret = obj->destroy ? obj->destroy(obj, true) : 0;
+	/* the handle's reference */
+	rdmachan_object_put(obj);
+out:
 	rdmachan_object_put(obj);
 	return ret;
+}
+
+#define RDMACHAN_ACK_WAIT_LOG_SECS	5
+
+/*
+ * Waits, killably, until *@count is 0; every 5 s it says what it waits
+ * for (ratelimited), as destroying a CM id does.
+ */
+int rdmachan_wait_acks(wait_queue_head_t *wq, unsigned int *count,
+		       const char *what, u32 handle)
+{
+	unsigned int left;
+	long ret;
+
+	for (;;) {
+		ret = wait_event_killable_timeout(*wq, !READ_ONCE(*count),
+						  RDMACHAN_ACK_WAIT_LOG_SECS * HZ);
+		if (ret > 0)
+			return 0;
+		if (ret < 0)
+			return -EINTR;
+		left = READ_ONCE(*count);
+		if (!left)
+			return 0;
+		pr_warn_ratelimited("rdmachan: pid %d: %s %u waits for %u unacknowledged event(s)\n",
+				    task_tgid_nr(current), what, handle, left);
+	}
 }

@@ -18,6 +18,20 @@
 #include "../uapi/rdmachan.h"
 
 /*
+ * Verbs objects are torn down in this order when their device goes away
+ * or their file closes, so that no object outlives one it depends on.
+ */
+enum rdmachan_verbs_rank {
+	RDMACHAN_RANK_QP,
+	RDMACHAN_RANK_AH,
+	RDMACHAN_RANK_SRQ,
+	RDMACHAN_RANK_MR,
+	RDMACHAN_RANK_CQ,
+	RDMACHAN_RANK_PD,
+	RDMACHAN_VERBS_RANKS,
+};
+
+/*
  * One per IB device the module has seen. Files hold references to it;
  * the IB device itself may go away first, which sets @ibdev to NULL under
  * @removal_lock held for write. Anyone calling into the device holds
@@ -28,6 +42,9 @@ struct rdmachan_device {
 	struct rw_semaphore removal_lock;
 	struct ib_device *ibdev;
 	u32 index;
+	/* live verbs objects on the device, by teardown rank, newest first */
+	struct mutex verbs_lock;
+	struct list_head verbs[RDMACHAN_VERBS_RANKS];
 };
 
 int rdmachan_devices_init(void);
@@ -43,6 +60,8 @@ void rdmachan_device_exit(struct rdmachan_device *dev);
  * @delivered under its event handle until it is acknowledged.
  */
 struct rdmachan_file {
+	/* held by the open file and by device removal while it works on it */
+	struct kref ref;
 	struct xarray objects;
 	u32 next_handle;
 	struct pid *owner;
@@ -56,22 +75,48 @@ struct rdmachan_file {
 	u32 next_event_handle;
 	/* makes a batch of acks all-or-nothing */
 	struct mutex ack_lock;
+	/*
+	 * Read: an ioctl uses the file's verbs objects. Write: one of them is
+	 * torn down. A verbs object found under it stays valid until
+	 * up_read(), so the data path takes no references.
+	 */
+	struct rw_semaphore verbs_lock;
 };
+
+void rdmachan_file_get(struct rdmachan_file *file);
+void rdmachan_file_put(struct rdmachan_file *file);
 
 enum rdmachan_object_type {
 	RDMACHAN_OBJ_DEVICE_CONTEXT = 1,
 	RDMACHAN_OBJ_CM_ID,
+	RDMACHAN_OBJ_PD,
+	RDMACHAN_OBJ_MR,
+	RDMACHAN_OBJ_CQ,
+	RDMACHAN_OBJ_QP,
+	RDMACHAN_OBJ_SRQ,
+	RDMACHAN_OBJ_AH,
+	RDMACHAN_OBJ_MCAST,
+	RDMACHAN_OBJ_TYPES,
 };
 
 /*
  * An object of a file, named by its handle. The xarray holds one
  * reference; every ioctl that looked the handle up holds another until it
- * is done, so destroy and release never free an object in use.
+ * is done, so destroy and release never free an object in use. Memory is
+ * freed after an RCU grace period, so a lookup under rcu_read_lock() may
+ * read the type of any object it finds.
  */
 struct rdmachan_object {
 	struct kref ref;
 	enum rdmachan_object_type type;
+	struct rcu_head rcu;
+	/* drops what the object holds and frees it, with kfree_rcu() */
 	void (*free)(struct rdmachan_object *obj);
+	/*
+	 * Optional: RDMACHAN_IOC_DESTROY calls it while the handle still
+	 * works; an error fails the destroy and leaves the object as it was.
+	 */
+	int (*destroy_begin)(struct rdmachan_object *obj);
 	/*
 	 * Optional: tears the object down once its handle is gone, before the
 	 * handle's reference is dropped. @wait is false when the file closes.
@@ -111,6 +156,10 @@ struct rdmachan_cm_id {
 	unsigned int unacked;
 	unsigned int unacked_by_type[RDMACHAN_CM_EVENT_TYPES];
 	wait_queue_head_t ack_wait;
+	/* the QP made for the id; changes under @lock and the handler lock */
+	struct rdmachan_qp *qp;
+	/* joins the CM may still report, each with a reference; under @lock */
+	struct list_head mcasts;
 };
 
 /* A CM event from the queue until its acknowledgment. */
@@ -120,6 +169,8 @@ struct rdmachan_cm_event_entry {
 	struct rdmachan_cm_id *id;
 	/* a connect request's new id, owned by the event until it is read */
 	struct rdmachan_cm_id *new_id;
+	/* the join of a multicast event, with a reference */
+	struct rdmachan_mcast *mcast;
 	struct rdmachan_cm_event uevent;
 };
 
@@ -138,6 +189,13 @@ int rdmachan_cm_wait_acks(struct rdmachan_cm_id *id);
 bool rdmachan_cm_events_pending(struct rdmachan_file *file);
 void rdmachan_cm_file_init(struct rdmachan_file *file);
 void rdmachan_cm_file_release(struct rdmachan_file *file);
+int rdmachan_cm_id_lock_fd(struct rdmachan_file *file, int fd, u32 handle,
+			   struct rdmachan_cm_id **idp);
+struct rdmachan_cm_id *rdmachan_cm_id_lock(struct rdmachan_file *file,
+					   u32 handle);
+void rdmachan_cm_id_unlock(struct rdmachan_cm_id *id);
+int rdmachan_wait_acks(wait_queue_head_t *wq, unsigned int *count,
+		       const char *what, u32 handle);
 
 /*
  * One ioctl in progress. A command that creates an object reserves its
@@ -189,6 +247,24 @@ int rdmachan_cmd_ack_events(struct rdmachan_call *call, void *arg);
 int rdmachan_cmd_set_option(struct rdmachan_call *call, void *arg);
 int rdmachan_cmd_init_qp_attr(struct rdmachan_call *call, void *arg);
 int rdmachan_cmd_migrate_id(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_create_comp_channel(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_alloc_pd(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_reg_mr(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_create_cq(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_req_notify_cq(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_ack_cq_events(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_poll_cq(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_create_qp(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_modify_qp(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_query_qp(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_post_send(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_post_recv(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_create_srq(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_modify_srq(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_query_srq(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_post_srq_recv(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_create_ah(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_join_mcast(struct rdmachan_call *call, void *arg);
 bool rdmachan_is_rdmachan_file(struct file *filp);
 
 /* Live-object counters, shown in debugfs. */
@@ -198,6 +274,14 @@ enum rdmachan_counter {
 	RDMACHAN_COUNT_CONTEXTS,
 	RDMACHAN_COUNT_CM_IDS,
 	RDMACHAN_COUNT_CM_EVENTS,
+	RDMACHAN_COUNT_COMP_CHANNELS,
+	RDMACHAN_COUNT_PDS,
+	RDMACHAN_COUNT_MRS,
+	RDMACHAN_COUNT_CQS,
+	RDMACHAN_COUNT_QPS,
+	RDMACHAN_COUNT_SRQS,
+	RDMACHAN_COUNT_AHS,
+	RDMACHAN_COUNT_MCASTS,
 	RDMACHAN_NR_COUNTERS,
 };
 
@@ -207,5 +291,7 @@ void rdmachan_debugfs_init(void);
 void rdmachan_debugfs_exit(void);
 void rdmachan_debugfs_add_file(struct rdmachan_file *file);
 void rdmachan_debugfs_remove_file(struct rdmachan_file *file);
+
+#include "verbs.h"
 
 #endif /* RDMACHAN_KMOD_H */

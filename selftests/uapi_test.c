@@ -431,7 +431,10 @@ TEST(unknown_commands_are_enotty)
 	EXPECT_EQ(-1, ioctl(fd, _IOWR(RDMACHAN_IOCTL_TYPE, 0x7f, char[64]), buf));
 	EXPECT_EQ(ENOTTY, errno);
 	EXPECT_EQ(-1, ioctl(fd, _IOWR(RDMACHAN_IOCTL_TYPE,
-				      RDMACHAN_CMD_MIGRATE_ID + 1, char[64]), buf));
+				      RDMACHAN_CMD_JOIN_MCAST + 1, char[64]), buf));
+	/* a completion channel's command, on the main file */
+	EXPECT_EQ(-1, ioctl(fd, RDMACHAN_IOC_GET_CQ_EVENT, buf));
+	EXPECT_EQ(ENOTTY, errno);
 	EXPECT_EQ(ENOTTY, errno);
 	EXPECT_EQ(-1, ioctl(fd, _IOWR('x', RDMACHAN_CMD_GET_INFO,
 				      struct rdmachan_get_info), &info));

@@ -1420,7 +1420,8 @@ enum rdmachan_ioctl_nr {
 #define RDMACHAN_IOC_MIGRATE_ID \
 	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_MIGRATE_ID, struct rdmachan_migrate_id)
 #define RDMACHAN_IOC_CREATE_COMP_CHANNEL \
-	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_CREATE_COMP_CHANNEL, struct rdmachan_create_comp_channel)
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_CREATE_COMP_CHANNEL, \
+	      struct rdmachan_create_comp_channel)
 #define RDMACHAN_IOC_GET_CQ_EVENT \
 	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_GET_CQ_EVENT, struct rdmachan_get_cq_event)
 #define RDMACHAN_IOC_ALLOC_PD \

@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rdmachan: verbs objects (PD, MR, CQ, QP, SRQ, AH), completion channels
+ * and multicast joins. Included by rdmachan.h.
+ */
+#ifndef RDMACHAN_VERBS_H
+#define RDMACHAN_VERBS_H
+
+/*
+ * What every verbs object has. The IB object exists while @live; it is
+ * created under the device's removal_lock, put on the device's list, and
+ * torn down with the file's verbs_lock held for write: by DESTROY, when
+ * the file closes, or when the device goes away (the handle then stays,
+ * and calls on it fail with -ENODEV).
+ */
+struct rdmachan_verbs_obj {
+	struct rdmachan_object obj;
+	struct rdmachan_file *file;
+	/* a reference, once the IB object was made */
+	struct rdmachan_device *dev;
+	struct list_head dev_entry;
+	u32 handle;
+	enum rdmachan_verbs_rank rank;
+	/* the rest is under the file's verbs_lock */
+	bool live;
+	/* being destroyed: no new object may use it */
+	bool dead;
+	/* objects that use this one: QPs of a CQ, everything of a PD */
+	atomic_t users;
+	void (*teardown)(struct rdmachan_verbs_obj *v);
+};
+
+struct rdmachan_pd {
+	struct rdmachan_verbs_obj v;
+	struct ib_pd *ib;
+	/* the PD's MRs by lkey, for the data path's checks */
+	struct xarray mrs;
+};
+
+struct rdmachan_mr {
+	struct rdmachan_verbs_obj v;
+	struct ib_mr *ib;
+	struct rdmachan_pd *pd;
+	u64 iova;
+	u64 length;
+	u32 access;
+	u32 lkey;
+};
+
+/*
+ * A completion channel: a file of its own. CQs with a completion event
+ * wait on @ready, each at most once; the CQs hold references.
+ */
+struct rdmachan_comp_channel {
+	struct kref ref;
+	struct rcu_head rcu;
+	struct pid *owner;
+	/* taken from the CQs' completion handlers, in any context */
+	spinlock_t lock;
+	struct list_head ready;
+	wait_queue_head_t wait;
+	bool closed;
+};
+
+struct rdmachan_cq {
+	struct rdmachan_verbs_obj v;
+	struct ib_cq *ib;
+	u64 user_context;
+	struct rdmachan_comp_channel *channel;
+	/* the rest is under channel->lock */
+	struct list_head channel_entry;
+	/* no event is queued any more: the CQ is being destroyed */
+	bool dying;
+	/* events taken from the channel and not yet acknowledged */
+	unsigned int events_unacked;
+	wait_queue_head_t ack_wait;
+};
+
+struct rdmachan_srq {
+	struct rdmachan_verbs_obj v;
+	struct ib_srq *ib;
+	struct rdmachan_pd *pd;
+	u64 user_context;
+	u32 max_sge;
+};
+
+struct rdmachan_qp {
+	struct rdmachan_verbs_obj v;
+	struct ib_qp *ib;
+	struct rdmachan_pd *pd;
+	struct rdmachan_cq *send_cq;
+	struct rdmachan_cq *recv_cq;
+	struct rdmachan_srq *srq;
+	u64 user_context;
+	enum ib_qp_type type;
+	bool sq_sig_all;
+	u32 max_send_sge;
+	u32 max_recv_sge;
+	u32 max_inline;
+	/* the CM id the QP is bound to, with a reference */
+	spinlock_t bind_lock;
+	struct rdmachan_cm_id *cm_id;
+};
+
+struct rdmachan_ah {
+	struct rdmachan_verbs_obj v;
+	struct ib_ah *ib;
+	struct rdmachan_pd *pd;
+};
+
+/*
+ * A multicast join of a CM id. While it is on the id's @mcasts list the
+ * CM may report it (it is the join's context) and the list holds a
+ * reference. @leaving and @attached are under the id's CM handler lock.
+ */
+struct rdmachan_mcast {
+	struct rdmachan_object obj;
+	struct rdmachan_cm_id *id;
+	u32 handle;
+	u64 user_context;
+	struct __kernel_sockaddr_storage addr;
+	struct list_head id_entry;
+	bool leaving;
+	bool attached;
+	union ib_gid mgid;
+	u16 mlid;
+	/* its events read and not yet acknowledged, under id->ack_lock */
+	unsigned int unacked;
+};
+
+void rdmachan_verbs_init(struct rdmachan_verbs_obj *v,
+			 struct rdmachan_file *file,
+			 enum rdmachan_object_type type,
+			 enum rdmachan_verbs_rank rank,
+			 void (*free)(struct rdmachan_object *obj),
+			 void (*teardown)(struct rdmachan_verbs_obj *v));
+int rdmachan_verbs_reserve(struct rdmachan_call *call,
+			   struct rdmachan_verbs_obj *v, u32 *handle);
+void rdmachan_verbs_add(struct rdmachan_verbs_obj *v,
+			struct rdmachan_device *dev);
+void rdmachan_verbs_release(struct rdmachan_verbs_obj *v);
+struct rdmachan_verbs_obj *rdmachan_verbs_find(struct rdmachan_file *file,
+					       u32 handle,
+					       enum rdmachan_object_type type);
+void rdmachan_verbs_teardown(struct rdmachan_verbs_obj *v);
+int rdmachan_verbs_destroy(struct rdmachan_object *obj, bool wait);
+int rdmachan_verbs_destroy_unused(struct rdmachan_object *obj);
+void rdmachan_verbs_file_release(struct rdmachan_file *file);
+void rdmachan_verbs_remove_device(struct rdmachan_device *dev);
+struct rdmachan_device *rdmachan_context_device(struct rdmachan_file *file,
+						u32 handle);
+
+/* Lookups with the file's verbs_lock held: NULL when not an object of it. */
+static inline struct rdmachan_pd *rdmachan_pd_find(struct rdmachan_file *file,
+						   u32 handle)
+{
+	struct rdmachan_verbs_obj *v =
+		rdmachan_verbs_find(file, handle, RDMACHAN_OBJ_PD);
+
+	return v ? container_of(v, struct rdmachan_pd, v) : NULL;
+}
+
+static inline struct rdmachan_cq *rdmachan_cq_find(struct rdmachan_file *file,
+						   u32 handle)
+{
+	struct rdmachan_verbs_obj *v =
+		rdmachan_verbs_find(file, handle, RDMACHAN_OBJ_CQ);
+
+	return v ? container_of(v, struct rdmachan_cq, v) : NULL;
+}
+
+static inline struct rdmachan_qp *rdmachan_qp_find(struct rdmachan_file *file,
+						   u32 handle)
+{
+	struct rdmachan_verbs_obj *v =
+		rdmachan_verbs_find(file, handle, RDMACHAN_OBJ_QP);
+
+	return v ? container_of(v, struct rdmachan_qp, v) : NULL;
+}
+
+static inline struct rdmachan_srq *
+rdmachan_srq_find(struct rdmachan_file *file, u32 handle)
+{
+	struct rdmachan_verbs_obj *v =
+		rdmachan_verbs_find(file, handle, RDMACHAN_OBJ_SRQ);
+
+	return v ? container_of(v, struct rdmachan_srq, v) : NULL;
+}
+
+static inline struct rdmachan_ah *rdmachan_ah_find(struct rdmachan_file *file,
+						   u32 handle)
+{
+	struct rdmachan_verbs_obj *v =
+		rdmachan_verbs_find(file, handle, RDMACHAN_OBJ_AH);
+
+	return v ? container_of(v, struct rdmachan_ah, v) : NULL;
+}
+
+/* -ENOENT for no object, -ENODEV for one whose device went away. */
+static inline int rdmachan_verbs_usable(struct rdmachan_verbs_obj *v)
+{
+	if (!v)
+		return -ENOENT;
+	return v->live ? 0 : -ENODEV;
+}
+
+/* Completion channels */
+struct rdmachan_comp_channel *rdmachan_comp_channel_get(struct rdmachan_file *file,
+							int fd);
+void rdmachan_comp_channel_put(struct rdmachan_comp_channel *ch);
+void rdmachan_comp_channel_notify(struct rdmachan_cq *cq);
+void rdmachan_comp_channel_detach(struct rdmachan_cq *cq);
+
+/* Address vectors */
+int rdmachan_ah_attr_from_user(struct ib_device *ibdev,
+			       const struct rdmachan_ah_attr *src,
+			       struct rdma_ah_attr *dst);
+int rdmachan_resolve_dmac(struct ib_device *ibdev, struct rdma_ah_attr *ah);
+
+/* QPs and CM ids */
+struct rdmachan_qp *rdmachan_cm_unbind_qp(struct rdmachan_cm_id *id,
+					  bool destroy);
+void rdmachan_qp_error(struct rdmachan_cm_id *id);
+void rdmachan_verbs_noop_event(struct ib_event *event, void *context);
+
+/* Multicast */
+void rdmachan_mcast_put(struct rdmachan_mcast *mc);
+int rdmachan_mcast_joined(struct rdmachan_cm_id *id, struct rdmachan_mcast *mc,
+			  struct rdma_cm_event *event);
+
+#endif /* RDMACHAN_VERBS_H */

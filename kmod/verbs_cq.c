@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmachan: completion queues: create, arm, acknowledge their completion
+ * events, poll, destroy.
+ */
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "rdmachan.h"
+
+/* ibv_wc_flags, as struct rdmachan_wc carries them */
+#define RDMACHAN_WC_GRH		0x1
+#define RDMACHAN_WC_WITH_IMM	0x2
+#define RDMACHAN_WC_IP_CSUM_OK	0x4
+#define RDMACHAN_WC_WITH_INV	0x8
+
+/* Completions polled from the device at a time, on the stack. */
+#define RDMACHAN_POLL_BATCH	8
+
+static void rdmachan_cq_free(struct rdmachan_object *obj)
+{
+	struct rdmachan_cq *cq = container_of(obj, struct rdmachan_cq, v.obj);
+
+	rdmachan_verbs_release(&cq->v);
+	if (cq->channel)
+		rdmachan_comp_channel_put(cq->channel);
+	/* A late completion handler may still be reading it. */
+	kfree_rcu(cq, v.obj.rcu);
+	rdmachan_count_dec(RDMACHAN_COUNT_CQS);
+}
+
+static void rdmachan_cq_teardown(struct rdmachan_verbs_obj *v)
+{
+	struct rdmachan_cq *cq = container_of(v, struct rdmachan_cq, v);
+
+	rdmachan_comp_channel_detach(cq);
+	ib_destroy_cq(cq->ib);
+	cq->ib = NULL;
+}
+
+static void rdmachan_cq_comp_handler(struct ib_cq *ibcq, void *context)
+{
+	rdmachan_comp_channel_notify(context);
+}
+
+static void rdmachan_cq_set_dying(struct rdmachan_cq *cq, bool dying)
+{
+	struct rdmachan_comp_channel *ch = cq->channel;
+
+	if (!ch)
+		return;
+	spin_lock_irq(&ch->lock);
+	cq->dying = dying;
+	if (dying)
+		list_del_init(&cq->channel_entry);
+	spin_unlock_irq(&ch->lock);
+}
+
+/*
+ * A CQ that QPs use cannot go. Otherwise it queues no more events, and
+ * the destroy waits until the events taken from its channel are
+ * acknowledged, with the handle still there to acknowledge them.
+ */
+static int rdmachan_cq_destroy_begin(struct rdmachan_object *obj)
+{
+	struct rdmachan_cq *cq = container_of(obj, struct rdmachan_cq, v.obj);
+	struct rdmachan_file *file = cq->v.file;
+	int ret = 0;
+
+	down_write(&file->verbs_lock);
+	if (atomic_read(&cq->v.users)) {
+		ret = -EBUSY;
+	} else {
+		cq->v.dead = true;
+		rdmachan_cq_set_dying(cq, true);
+	}
+	up_write(&file->verbs_lock);
+	if (ret || !cq->channel)
+		return ret;
+
+	ret = rdmachan_wait_acks(&cq->ack_wait, &cq->events_unacked, "CQ",
+				 cq->v.handle);
+	if (ret) {
+		down_write(&file->verbs_lock);
+		cq->v.dead = false;
+		if (cq->v.live)
+			rdmachan_cq_set_dying(cq, false);
+		up_write(&file->verbs_lock);
+	}
+	return ret;
+}
+
+int rdmachan_cmd_create_cq(struct rdmachan_call *call, void *arg)
+{
+	struct rdmachan_create_cq *cmd = arg;
+	struct ib_cq_init_attr attr = {};
+	struct rdmachan_comp_channel *ch = NULL;
+	struct rdmachan_device *dev;
+	struct ib_device *ibdev;
+	struct rdmachan_cq *cq;
+	struct ib_cq *ibcq;
+	int ret;
+
+	if (!cmd->cqe || cmd->cqe > INT_MAX)
+		return -EINVAL;
+	dev = rdmachan_context_device(call->file, cmd->context);
+	if (!dev)
+		return -ENOENT;
+	if (cmd->comp_channel != RDMACHAN_NO_FD) {
+		ch = rdmachan_comp_channel_get(call->file, cmd->comp_channel);
+		if (IS_ERR(ch)) {
+			ret = PTR_ERR(ch);
+			goto out_dev;
+		}
+	}
+	cq = kzalloc(sizeof(*cq), GFP_KERNEL);
+	if (!cq) {
+		if (ch)
+			rdmachan_comp_channel_put(ch);
+		ret = -ENOMEM;
+		goto out_dev;
+	}
+	rdmachan_count_inc(RDMACHAN_COUNT_CQS);
+	rdmachan_verbs_init(&cq->v, call->file, RDMACHAN_OBJ_CQ,
+			    RDMACHAN_RANK_CQ, rdmachan_cq_free,
+			    rdmachan_cq_teardown);
+	cq->v.obj.destroy_begin = rdmachan_cq_destroy_begin;
+	cq->channel = ch;
+	cq->user_context = cmd->user_context;
+	INIT_LIST_HEAD(&cq->channel_entry);
+	init_waitqueue_head(&cq->ack_wait);
+	ret = rdmachan_verbs_reserve(call, &cq->v, &cmd->out_handle);
+	if (ret) {
+		rdmachan_object_put(&cq->v.obj);
+		goto out_dev;
+	}
+
+	ibdev = rdmachan_device_enter(dev);
+	if (!ibdev) {
+		ret = -ENODEV;
+		goto out_dev;
+	}
+	if (cmd->comp_vector >= ibdev->num_comp_vectors) {
+		ret = -EINVAL;
+		goto out_exit;
+	}
+	attr.cqe = cmd->cqe;
+	attr.comp_vector = cmd->comp_vector;
+	ibcq = ib_create_cq(ibdev, rdmachan_cq_comp_handler,
+			    rdmachan_verbs_noop_event, cq, &attr);
+	if (IS_ERR(ibcq)) {
+		ret = PTR_ERR(ibcq);
+		goto out_exit;
+	}
+	cq->ib = ibcq;
+	cmd->out_cqe = ibcq->cqe;
+	rdmachan_verbs_add(&cq->v, dev);
+out_exit:
+	rdmachan_device_exit(dev);
+out_dev:
+	rdmachan_device_put(dev);
+	return ret;
+}
+
+/* All @num events of the CQ, or none. */
+static int rdmachan_cq_ack(struct rdmachan_cq *cq, u32 num)
+{
+	struct rdmachan_comp_channel *ch = cq->channel;
+	int ret = 0;
+
+	if (!num)
+		return 0;
+	if (!ch)
+		return -EINVAL;
+	spin_lock_irq(&ch->lock);
+	if (num > cq->events_unacked)
+		ret = -EINVAL;
+	else
+		cq->events_unacked -= num;
+	spin_unlock_irq(&ch->lock);
+	if (!ret)
+		wake_up(&cq->ack_wait);
+	return ret;
+}
+
+int rdmachan_cmd_req_notify_cq(struct rdmachan_call *call, void *arg)
+{
+	struct rdmachan_notify_cq *cmd = arg;
+	struct rdmachan_file *file = call->file;
+	struct rdmachan_cq *cq;
+	int ret;
+
+	down_read(&file->verbs_lock);
+	cq = rdmachan_cq_find(file, cmd->cq);
+	ret = rdmachan_verbs_usable(cq ? &cq->v : NULL);
+	if (!ret)
+		ret = rdmachan_cq_ack(cq, cmd->num_acks);
+	if (!ret)
+		ret = ib_req_notify_cq(cq->ib,
+				       cmd->flags & RDMACHAN_NOTIFY_SOLICITED ?
+				       IB_CQ_SOLICITED : IB_CQ_NEXT_COMP);
+	up_read(&file->verbs_lock);
+	return ret < 0 ? ret : 0;
+}
+
+/* Works after device removal too, so that the CQ's destroy can finish. */
+int rdmachan_cmd_ack_cq_events(struct rdmachan_call *call, void *arg)
+{
+	struct rdmachan_notify_cq *cmd = arg;
+	struct rdmachan_file *file = call->file;
+	struct rdmachan_cq *cq;
+	int ret = -ENOENT;
+
+	down_read(&file->verbs_lock);
+	cq = rdmachan_cq_find(file, cmd->cq);
+	if (cq)
+		ret = rdmachan_cq_ack(cq, cmd->num_acks);
+	up_read(&file->verbs_lock);
+	return ret;
+}
+
+static void rdmachan_wc_from_ib(struct rdmachan_wc *dst, const struct ib_wc *src)
+{
+	u32 flags = 0;
+
+	if (src->wc_flags & IB_WC_GRH)
+		flags |= RDMACHAN_WC_GRH;
+	if (src->wc_flags & IB_WC_WITH_IMM)
+		flags |= RDMACHAN_WC_WITH_IMM;
+	if (src->wc_flags & IB_WC_IP_CSUM_OK)
+		flags |= RDMACHAN_WC_IP_CSUM_OK;
+	if (src->wc_flags & IB_WC_WITH_INVALIDATE)
+		flags |= RDMACHAN_WC_WITH_INV;
+
+	dst->wr_id = src->wr_id;
+	dst->status = src->status;
+	dst->opcode = src->opcode;
+	dst->vendor_err = src->vendor_err;
+	dst->byte_len = src->byte_len;
+	dst->imm_data = (__force u32)src->ex.imm_data;
+	dst->qp_num = src->qp ? src->qp->qp_num : 0;
+	dst->src_qp = src->src_qp;
+	dst->wc_flags = flags;
+	dst->pkey_index = src->pkey_index;
+	dst->slid = src->slid;
+	dst->sl = src->sl;
+	dst->dlid_path_bits = src->dlid_path_bits;
+	dst->network_hdr_type =
+		src->wc_flags & IB_WC_WITH_NETWORK_HDR_TYPE ?
+		src->network_hdr_type : 0;
+	dst->__reserved = 0;
+}
+
+static int rdmachan_wc_copy_out(void __user *dst, u32 stride,
+				const struct rdmachan_wc *wc, int n)
+{
+	int i;
+
+	if (stride == sizeof(*wc))
+		return copy_to_user(dst, wc, n * sizeof(*wc)) ? -EFAULT : 0;
+	for (i = 0; i < n; i++, dst += stride) {
+		if (copy_to_user(dst, &wc[i], sizeof(*wc)) ||
+		    clear_user(dst + sizeof(*wc), stride - sizeof(*wc)))
+			return -EFAULT;
+	}
+	return 0;
+}
+
+/*
+ * Completions go out in batches. A bad @wcs loses the batch that could
+ * not be written; the ones written before it are reported.
+ */
+int rdmachan_cmd_poll_cq(struct rdmachan_call *call, void *arg)
+{
+	struct rdmachan_poll_cq *cmd = arg;
+	struct rdmachan_file *file = call->file;
+	void __user *dst = u64_to_user_ptr(cmd->wcs);
+	struct rdmachan_wc uwc[RDMACHAN_POLL_BATCH];
+	struct ib_wc wc[RDMACHAN_POLL_BATCH];
+	struct rdmachan_cq *cq;
+	u32 n = 0;
+	int ret, got, i;
+
+	if (cmd->wc_size < sizeof(struct rdmachan_wc))
+		return -EINVAL;
+	down_read(&file->verbs_lock);
+	cq = rdmachan_cq_find(file, cmd->cq);
+	ret = rdmachan_verbs_usable(cq ? &cq->v : NULL);
+	while (!ret && n < cmd->max_wc) {
+		got = ib_poll_cq(cq->ib, min_t(u32, cmd->max_wc - n,
+					       RDMACHAN_POLL_BATCH), wc);
+		if (got <= 0) {
+			ret = got;
+			break;
+		}
+		for (i = 0; i < got; i++)
+			rdmachan_wc_from_ib(&uwc[i], &wc[i]);
+		ret = rdmachan_wc_copy_out(dst + (size_t)n * cmd->wc_size,
+					   cmd->wc_size, uwc, got);
+		if (ret)
+			break;
+		n += got;
+		if (got < RDMACHAN_POLL_BATCH)
+			break;
+	}
+	up_read(&file->verbs_lock);
+	if (ret && n)
+		ret = 0;
+	cmd->out_num_wc = n;
+	return ret;
+}

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmachan: what all verbs objects share: lookup on the data path, the
+ * device's list of them, and teardown by destroy, file release and device
+ * removal.
+ *
+ * A verbs object's IB object is only used under its file's verbs_lock
+ * held for read, and only torn down with it held for write. Its handle
+ * reference is dropped after such a teardown, so a lookup under the read
+ * lock needs no reference of its own.
+ */
+#include "rdmachan.h"
+
+void rdmachan_verbs_init(struct rdmachan_verbs_obj *v,
+			 struct rdmachan_file *file,
+			 enum rdmachan_object_type type,
+			 enum rdmachan_verbs_rank rank,
+			 void (*free)(struct rdmachan_object *obj),
+			 void (*teardown)(struct rdmachan_verbs_obj *v))
+{
+	v->obj.type = type;
+	v->obj.free = free;
+	v->obj.destroy = rdmachan_verbs_destroy;
+	v->file = file;
+	v->rank = rank;
+	v->teardown = teardown;
+	INIT_LIST_HEAD(&v->dev_entry);
+	atomic_set(&v->users, 0);
+}
+
+int rdmachan_verbs_reserve(struct rdmachan_call *call,
+			   struct rdmachan_verbs_obj *v, u32 *handle)
+{
+	int ret = rdmachan_object_reserve(call, &v->obj, handle);
+
+	if (!ret)
+		v->handle = *handle;
+	return ret;
+}
+
+/*
+ * The IB object exists: from now on device removal tears it down. Called
+ * inside rdmachan_device_enter(), so removal has not started on @dev.
+ */
+void rdmachan_verbs_add(struct rdmachan_verbs_obj *v,
+			struct rdmachan_device *dev)
+{
+	kref_get(&dev->ref);
+	v->dev = dev;
+	mutex_lock(&dev->verbs_lock);
+	list_add(&v->dev_entry, &dev->verbs[v->rank]);
+	mutex_unlock(&dev->verbs_lock);
+	v->live = true;
+}
+
+/* For the free functions: what every verbs object holds. */
+void rdmachan_verbs_release(struct rdmachan_verbs_obj *v)
+{
+	WARN_ON(v->live);
+	if (v->dev)
+		rdmachan_device_put(v->dev);
+}
+
+struct rdmachan_verbs_obj *rdmachan_verbs_find(struct rdmachan_file *file,
+					       u32 handle,
+					       enum rdmachan_object_type type)
+{
+	struct rdmachan_object *obj;
+
+	lockdep_assert_held(&file->verbs_lock);
+	/* Objects are freed after a grace period: the type is readable. */
+	rcu_read_lock();
+	obj = xa_load(&file->objects, handle);
+	if (obj && obj->type != type)
+		obj = NULL;
+	rcu_read_unlock();
+	return obj ? container_of(obj, struct rdmachan_verbs_obj, obj) : NULL;
+}
+
+/* With the file's verbs_lock held for write; nothing happens twice. */
+void rdmachan_verbs_teardown(struct rdmachan_verbs_obj *v)
+{
+	lockdep_assert_held_write(&v->file->verbs_lock);
+	if (!v->live)
+		return;
+	v->teardown(v);
+	v->live = false;
+	mutex_lock(&v->dev->verbs_lock);
+	list_del_init(&v->dev_entry);
+	mutex_unlock(&v->dev->verbs_lock);
+}
+
+int rdmachan_verbs_destroy(struct rdmachan_object *obj, bool wait)
+{
+	struct rdmachan_verbs_obj *v =
+		container_of(obj, struct rdmachan_verbs_obj, obj);
+
+	down_write(&v->file->verbs_lock);
+	rdmachan_verbs_teardown(v);
+	up_write(&v->file->verbs_lock);
+	return 0;
+}
+
+/*
+ * destroy_begin of PDs and SRQs: -EBUSY while other objects use it;
+ * otherwise it takes no new users.
+ */
+int rdmachan_verbs_destroy_unused(struct rdmachan_object *obj)
+{
+	struct rdmachan_verbs_obj *v =
+		container_of(obj, struct rdmachan_verbs_obj, obj);
+	int ret = 0;
+
+	down_write(&v->file->verbs_lock);
+	if (atomic_read(&v->users))
+		ret = -EBUSY;
+	else
+		v->dead = true;
+	up_write(&v->file->verbs_lock);
+	return ret;
+}
+
+/* Before the file's handles go: its verbs objects, in dependency order. */
+void rdmachan_verbs_file_release(struct rdmachan_file *file)
+{
+	struct rdmachan_verbs_obj *v;
+	struct rdmachan_object *obj;
+	unsigned long handle;
+	int rank;
+
+	down_write(&file->verbs_lock);
+	for (rank = 0; rank < RDMACHAN_VERBS_RANKS; rank++) {
+		xa_for_each(&file->objects, handle, obj) {
+			if (obj->type < RDMACHAN_OBJ_PD ||
+			    obj->type > RDMACHAN_OBJ_AH)
+				continue;
+			v = container_of(obj, struct rdmachan_verbs_obj, obj);
+			if (v->rank == rank)
+				rdmachan_verbs_teardown(v);
+		}
+	}
+	up_write(&file->verbs_lock);
+}
+
+/*
+ * The IB device goes away: every verbs object on it, of every file, is
+ * torn down before the IB core may free the device. No new one can be
+ * made: the caller has cut the device off (removal_lock) already.
+ */
+void rdmachan_verbs_remove_device(struct rdmachan_device *dev)
+{
+	struct rdmachan_verbs_obj *v;
+	struct rdmachan_file *file;
+	int rank = 0;
+
+	mutex_lock(&dev->verbs_lock);
+	while (rank < RDMACHAN_VERBS_RANKS) {
+		v = list_first_entry_or_null(&dev->verbs[rank],
+					     struct rdmachan_verbs_obj,
+					     dev_entry);
+		if (!v) {
+			rank++;
+			continue;
+		}
+		/* On the list, the object and its file are still there. */
+		kref_get(&v->obj.ref);
+		file = v->file;
+		rdmachan_file_get(file);
+		mutex_unlock(&dev->verbs_lock);
+
+		down_write(&file->verbs_lock);
+		rdmachan_verbs_teardown(v);
+		up_write(&file->verbs_lock);
+		rdmachan_file_put(file);
+		rdmachan_object_put(&v->obj);
+		mutex_lock(&dev->verbs_lock);
+	}
+	mutex_unlock(&dev->verbs_lock);
+}
+
+/* Verbs objects have no async event queue: their events are dropped. */
+void rdmachan_verbs_noop_event(struct ib_event *event, void *context)
+{
+}

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmachan: protection domains and memory regions.
+ *
+ * A kernel PD comes with a local DMA lkey that reaches all of memory; it
+ * is never handed out, and the data path accepts only lkeys of MRs that
+ * this file registered on the QP's PD (the PD's @mrs). MRs pin the
+ * caller's pages through ib_umem, as uverbs does.
+ */
+#include <linux/slab.h>
+
+#include "rdmachan.h"
+
+static void rdmachan_pd_free(struct rdmachan_object *obj)
+{
+	struct rdmachan_pd *pd = container_of(obj, struct rdmachan_pd, v.obj);
+
+	rdmachan_verbs_release(&pd->v);
+	xa_destroy(&pd->mrs);
+	kfree_rcu(pd, v.obj.rcu);
+	rdmachan_count_dec(RDMACHAN_COUNT_PDS);
+}
+
+static void rdmachan_pd_teardown(struct rdmachan_verbs_obj *v)
+{
+	struct rdmachan_pd *pd = container_of(v, struct rdmachan_pd, v);
+
+	WARN_ON(atomic_read(&v->users) || !xa_empty(&pd->mrs));
+	ib_dealloc_pd(pd->ib);
+	pd->ib = NULL;
+}
+
+int rdmachan_cmd_alloc_pd(struct rdmachan_call *call, void *arg)
+{
+	struct rdmachan_alloc_pd *cmd = arg;
+	struct rdmachan_device *dev;
+	struct ib_device *ibdev;
+	struct rdmachan_pd *pd;
+	struct ib_pd *ibpd;
+	int ret;
+
+	dev = rdmachan_context_device(call->file, cmd->context);
+	if (!dev)
+		return -ENOENT;
+	pd = kzalloc(sizeof(*pd), GFP_KERNEL);
+	if (!pd) {
+		ret = -ENOMEM;
+		goto out_dev;
+	}
+	rdmachan_count_inc(RDMACHAN_COUNT_PDS);
+	rdmachan_verbs_init(&pd->v, call->file, RDMACHAN_OBJ_PD,
+			    RDMACHAN_RANK_PD, rdmachan_pd_free,
+			    rdmachan_pd_teardown);
+	pd->v.obj.destroy_begin = rdmachan_verbs_destroy_unused;
+	xa_init(&pd->mrs);
+	ret = rdmachan_verbs_reserve(call, &pd->v, &cmd->out_handle);
+	if (ret) {
+		rdmachan_object_put(&pd->v.obj);
+		goto out_dev;
+	}
+
+	ibdev = rdmachan_device_enter(dev);
+	if (!ibdev) {
+		ret = -ENODEV;
+		goto out_dev;
+	}
+	ibpd = ib_alloc_pd(ibdev, 0);
+	if (IS_ERR(ibpd)) {
+		ret = PTR_ERR(ibpd);
+	} else {
+		pd->ib = ibpd;
+		rdmachan_verbs_add(&pd->v, dev);
+	}
+	rdmachan_device_exit(dev);
+out_dev:
+	rdmachan_device_put(dev);
+	return ret;
+}
+
+static void rdmachan_mr_free(struct rdmachan_object *obj)
+{
+	struct rdmachan_mr *mr = container_of(obj, struct rdmachan_mr, v.obj);
+
+	rdmachan_verbs_release(&mr->v);
+	if (mr->pd)
+		rdmachan_object_put(&mr->pd->v.obj);
+	kfree_rcu(mr, v.obj.rcu);
+	rdmachan_count_dec(RDMACHAN_COUNT_MRS);
+}
+
+static void rdmachan_mr_teardown(struct rdmachan_verbs_obj *v)
+{
+	struct rdmachan_mr *mr = container_of(v, struct rdmachan_mr, v);
+
+	xa_erase(&mr->pd->mrs, mr->lkey);
+	ib_dereg_mr(mr->ib);
+	mr->ib = NULL;
+	atomic_dec(&mr->pd->v.users);
+}
+
+/* IBV_ACCESS_* bits that an MR may have; optional ones are dropped. */
+#define RDMACHAN_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | \
+				 IB_ACCESS_REMOTE_WRITE | \
+				 IB_ACCESS_REMOTE_READ | \
+				 IB_ACCESS_REMOTE_ATOMIC | \
+				 IB_ACCESS_RELAXED_ORDERING)
+#define RDMACHAN_MR_ACCESS_UNSUPPORTED	(IB_ACCESS_MW_BIND | \
+					 IB_ZERO_BASED | \
+					 IB_ACCESS_ON_DEMAND | \
+					 IB_ACCESS_HUGETLB)
+
+static int rdmachan_mr_check(struct rdmachan_reg_mr *cmd, u32 *access)
+{
+	u32 flags = cmd->access & ~(IB_ACCESS_OPTIONAL &
+				    ~IB_ACCESS_RELAXED_ORDERING);
+
+	if (cmd->__reserved || !cmd->length ||
+	    cmd->addr + cmd->length < cmd->addr ||
+	    cmd->iova + cmd->length < cmd->iova)
+		return -EINVAL;
+	if (flags & RDMACHAN_MR_ACCESS_UNSUPPORTED)
+		return -EOPNOTSUPP;
+	if (flags & ~RDMACHAN_MR_ACCESS)
+		return -EINVAL;
+	/* Remote write and atomics need local write. */
+	if ((flags & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
+	    !(flags & IB_ACCESS_LOCAL_WRITE))
+		return -EINVAL;
+	*access = flags;
+	return 0;
+}
+
+int rdmachan_cmd_reg_mr(struct rdmachan_call *call, void *arg)
+{
+	struct rdmachan_reg_mr *cmd = arg;
+	struct rdmachan_file *file = call->file;
+	struct rdmachan_device *dev;
+	struct ib_device *ibdev;
+	struct rdmachan_pd *pd;
+	struct rdmachan_mr *mr;
+	struct ib_mr *ibmr;
+	u32 access;
+	int ret;
+
+	ret = rdmachan_mr_check(cmd, &access);
+	if (ret)
+		return ret;
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return -ENOMEM;
+	rdmachan_count_inc(RDMACHAN_COUNT_MRS);
+	rdmachan_verbs_init(&mr->v, file, RDMACHAN_OBJ_MR, RDMACHAN_RANK_MR,
+			    rdmachan_mr_free, rdmachan_mr_teardown);
+	ret = rdmachan_verbs_reserve(call, &mr->v, &cmd->out_handle);
+	if (ret) {
+		rdmachan_object_put(&mr->v.obj);
+		return ret;
+	}
+
+	down_read(&file->verbs_lock);
+	pd = rdmachan_pd_find(file, cmd->pd);
+	ret = rdmachan_verbs_usable(pd ? &pd->v : NULL);
+	if (ret)
+		goto out_unlock;
+	if (pd->v.dead) {
+		ret = -ENOENT;
+		goto out_unlock;
+	}
+	dev = pd->v.dev;
+	ibdev = rdmachan_device_enter(dev);
+	if (!ibdev) {
+		ret = -ENODEV;
+		goto out_unlock;
+	}
+	/* Pins the pages of current->mm: unmapped memory is -EFAULT. */
+	ibmr = ib_reg_user_mr(pd->ib, cmd->addr, cmd->length, cmd->iova,
+			      access);
+	if (IS_ERR(ibmr)) {
+		ret = PTR_ERR(ibmr);
+		goto out_exit;
+	}
+	ret = xa_insert(&pd->mrs, ibmr->lkey, mr, GFP_KERNEL);
+	if (ret) {
+		ib_dereg_mr(ibmr);
+		goto out_exit;
+	}
+	mr->ib = ibmr;
+	mr->pd = pd;
+	kref_get(&pd->v.obj.ref);
+	atomic_inc(&pd->v.users);
+	mr->iova = cmd->iova;
+	mr->length = cmd->length;
+	mr->access = access;
+	mr->lkey = ibmr->lkey;
+	cmd->out_lkey = ibmr->lkey;
+	cmd->out_rkey = ibmr->rkey;
+	rdmachan_verbs_add(&mr->v, dev);
+out_exit:
+	rdmachan_device_exit(dev);
+out_unlock:
+	up_read(&file->verbs_lock);
+	return ret;
+}

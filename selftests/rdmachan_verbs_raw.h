@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Raw verbs ioctls for the selftests that check the module without the
+ * library. Each helper returns 0 or the errno of the ioctl.
+ */
+#ifndef RDMACHAN_VERBS_RAW_H
+#define RDMACHAN_VERBS_RAW_H
+
+#include <infiniband/verbs.h>
+
+#include "rdmachan_cm_raw.h"
+
+static __maybe_unused int raw_alloc_pd(int fd, __u32 ctx, __u32 *pd)
+{
+	struct rdmachan_alloc_pd cmd = { .size = sizeof(cmd), .context = ctx };
+
+	if (ioctl(fd, RDMACHAN_IOC_ALLOC_PD, &cmd))
+		return errno;
+	*pd = cmd.out_handle;
+	return 0;
+}
+
+struct raw_mr {
+	__u32 handle;
+	__u32 lkey;
+	__u32 rkey;
+};
+
+static __maybe_unused int raw_reg_mr(int fd, __u32 pd, const void *addr,
+				     size_t len, __u32 access,
+				     struct raw_mr *mr)
+{
+	struct rdmachan_reg_mr cmd = {
+		.size = sizeof(cmd), .pd = pd, .access = access,
+		.addr = (uintptr_t)addr, .length = len,
+		.iova = (uintptr_t)addr,
+	};
+
+	if (ioctl(fd, RDMACHAN_IOC_REG_MR, &cmd))
+		return errno;
+	mr->handle = cmd.out_handle;
+	mr->lkey = cmd.out_lkey;
+	mr->rkey = cmd.out_rkey;
+	return 0;
+}
+
+static __maybe_unused int raw_create_channel(int fd, int *chfd)
+{
+	struct rdmachan_create_comp_channel cmd = { .size = sizeof(cmd) };
+
+	if (ioctl(fd, RDMACHAN_IOC_CREATE_COMP_CHANNEL, &cmd))
+		return errno;
+	*chfd = cmd.out_fd;
+	return 0;
+}
+
+static __maybe_unused int raw_create_cq(int fd, __u32 ctx, __u32 cqe,
+					int chfd, __u64 user_context,
+					__u32 *cq)
+{
+	struct rdmachan_create_cq cmd = {
+		.size = sizeof(cmd), .context = ctx, .cqe = cqe,
+		.comp_channel = chfd, .user_context = user_context,
+	};
+
+	if (ioctl(fd, RDMACHAN_IOC_CREATE_CQ, &cmd))
+		return errno;
+	*cq = cmd.out_handle;
+	return 0;
+}
+
+static __maybe_unused int raw_notify_cq(int fd, __u32 cq, __u32 acks)
+{
+	struct rdmachan_notify_cq cmd = {
+		.size = sizeof(cmd), .cq = cq, .num_acks = acks,
+	};
+
+	return ioctl(fd, RDMACHAN_IOC_REQ_NOTIFY_CQ, &cmd) ? errno : 0;
+}
+
+static __maybe_unused int raw_ack_cq(int fd, __u32 cq, __u32 acks)
+{
+	struct rdmachan_notify_cq cmd = {
+		.size = sizeof(cmd), .cq = cq, .num_acks = acks,
+	};
+
+	return ioctl(fd, RDMACHAN_IOC_ACK_CQ_EVENTS, &cmd) ? errno : 0;
+}
+
+static __maybe_unused int raw_get_cq_event(int chfd, __u32 flags,
+					   struct rdmachan_get_cq_event *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->size = sizeof(*ev);
+	ev->flags = flags;
+	return ioctl(chfd, RDMACHAN_IOC_GET_CQ_EVENT, ev) ? errno : 0;
+}
+
+/* Polls up to @max completions: their number, or -errno. */
+static __maybe_unused int raw_poll_cq(int fd, __u32 cq,
+				      struct rdmachan_wc *wc, __u32 max)
+{
+	struct rdmachan_poll_cq cmd = {
+		.size = sizeof(cmd), .cq = cq, .max_wc = max,
+		.wcs = (uintptr_t)wc, .wc_size = sizeof(*wc),
+	};
+
+	if (ioctl(fd, RDMACHAN_IOC_POLL_CQ, &cmd))
+		return -errno;
+	return (int)cmd.out_num_wc;
+}
+
+/* Polls until @n completions arrived or about 5 s passed. */
+static __maybe_unused int raw_poll_n(int fd, __u32 cq, struct rdmachan_wc *wc,
+				     int n)
+{
+	int got = 0, ret, i;
+
+	for (i = 0; i < 5000 && got < n; i++) {
+		ret = raw_poll_cq(fd, cq, wc + got, n - got);
+		if (ret < 0)
+			return ret;
+		got += ret;
+		if (got < n)
+			usleep(1000);
+	}
+	return got;
+}
+
+struct raw_qp_init {
+	__u32 pd;
+	__u32 send_cq;
+	__u32 recv_cq;
+	__u32 srq;
+	__u32 qp_type;
+	__u32 flags;
+	int cm_fd;
+	__u32 cm_id;
+	__u32 max_wr;
+	__u32 max_sge;
+	__u32 max_inline;
+};
+
+static __maybe_unused int raw_create_qp(int fd, const struct raw_qp_init *init,
+					__u32 *qp, __u32 *qpn,
+					struct rdmachan_qp_cap *cap)
+{
+	struct rdmachan_create_qp cmd = {
+		.size = sizeof(cmd), .flags = init->flags, .pd = init->pd,
+		.send_cq = init->send_cq, .recv_cq = init->recv_cq,
+		.srq = init->srq, .qp_type = init->qp_type,
+		.cm_fd = init->cm_fd, .cm_id = init->cm_id,
+		.user_context = 0x5150,
+	};
+
+	cmd.cap.max_send_wr = init->max_wr ? init->max_wr : 16;
+	cmd.cap.max_recv_wr = init->max_wr ? init->max_wr : 16;
+	cmd.cap.max_send_sge = init->max_sge ? init->max_sge : 2;
+	cmd.cap.max_recv_sge = init->max_sge ? init->max_sge : 2;
+	cmd.cap.max_inline_data = init->max_inline;
+	if (ioctl(fd, RDMACHAN_IOC_CREATE_QP, &cmd))
+		return errno;
+	*qp = cmd.out_handle;
+	if (qpn)
+		*qpn = cmd.out_qp_num;
+	if (cap)
+		*cap = cmd.out_cap;
+	return 0;
+}
+
+static __maybe_unused int raw_modify_qp(int fd, __u32 qp, __u32 mask,
+					const struct rdmachan_qp_attr *attr)
+{
+	struct rdmachan_modify_qp cmd = {
+		.size = sizeof(cmd), .qp = qp, .attr_mask = mask,
+		.attr = *attr,
+	};
+
+	return ioctl(fd, RDMACHAN_IOC_MODIFY_QP, &cmd) ? errno : 0;
+}
+
+static __maybe_unused int raw_query_qp(int fd, __u32 qp,
+				       struct rdmachan_qp_attr *attr)
+{
+	struct rdmachan_modify_qp cmd = {
+		.size = sizeof(cmd), .qp = qp, .attr_mask = 0x1fffff,
+	};
+
+	if (ioctl(fd, RDMACHAN_IOC_QUERY_QP, &cmd))
+		return errno;
+	*attr = cmd.attr;
+	return 0;
+}
+
+/* State of @qp, or -errno. */
+static __maybe_unused int raw_qp_state(int fd, __u32 qp)
+{
+	struct rdmachan_qp_attr attr;
+	int ret = raw_query_qp(fd, qp, &attr);
+
+	return ret ? -ret : attr.qp_state;
+}
+
+/* Posts @n requests with their SGEs; *@posted gets out_num_posted. */
+static __maybe_unused int raw_post(int fd, unsigned long ioc, __u32 handle,
+				   const void *wrs, __u32 n, __u32 wr_size,
+				   const struct rdmachan_sge *sges,
+				   __u32 num_sges, __u32 *posted)
+{
+	struct rdmachan_post cmd = {
+		.size = sizeof(cmd), .handle = handle, .num_wrs = n,
+		.wrs = (uintptr_t)wrs, .sges = (uintptr_t)sges,
+		.wr_size = wr_size, .num_sges = num_sges,
+		.out_num_posted = 0xdead,
+	};
+	int ret = ioctl(fd, ioc, &cmd) ? errno : 0;
+
+	if (posted)
+		*posted = cmd.out_num_posted;
+	return ret;
+}
+
+static __maybe_unused int raw_post_recv1(int fd, __u32 qp, __u64 wr_id,
+					 const void *addr, __u32 len,
+					 __u32 lkey)
+{
+	struct rdmachan_recv_wr wr = { .wr_id = wr_id, .num_sge = 1 };
+	struct rdmachan_sge sge = {
+		.addr = (uintptr_t)addr, .length = len, .lkey = lkey,
+	};
+
+	return raw_post(fd, RDMACHAN_IOC_POST_RECV, qp, &wr, 1, sizeof(wr),
+			&sge, 1, NULL);
+}
+
+static __maybe_unused int raw_post_send1(int fd, __u32 qp,
+					 const struct rdmachan_send_wr *wr,
+					 const void *addr, __u32 len,
+					 __u32 lkey)
+{
+	struct rdmachan_sge sge = {
+		.addr = (uintptr_t)addr, .length = len, .lkey = lkey,
+	};
+
+	return raw_post(fd, RDMACHAN_IOC_POST_SEND, qp, wr, 1, sizeof(*wr),
+			&sge, wr->num_sge, NULL);
+}
+
+#endif /* RDMACHAN_VERBS_RAW_H */
