@@ -4,6 +4,8 @@
 #   make demo       build, then list RDMA devices and make a connection in
 #                   the test VM
 #   make check      build, then run the whole test suite in the test VM
+#   make check-stock the rdma-core API tests against the stock rdma-core
+#                   stack in the test VM (validates the tests themselves)
 #   make bench      build, then compare rdmachan with the stock CM stack in
 #                   the test VM
 #   make setup      install build/VM packages, unpack the guest kernel
@@ -41,12 +43,20 @@ SELFTEST_SRCS := $(wildcard selftests/*.c)
 SELFTESTS := $(SELFTEST_SRCS:selftests/%.c=$(B)/selftests/%)
 SELFTEST_CFLAGS := $(USER_CFLAGS) -I$(LINUX_SRC)/tools/testing/selftests \
 	-Wno-unused-parameter -Wno-sign-compare
+# Selftests written only against the rdma-core API: `make selftests-stock`
+# builds them against the stock librdmacm/libibverbs into build/selftests-stock,
+# to validate them on the stock stack (selftests/run-stock).
+API_SELFTESTS := cm_api_test cm_channel_test cm_connect_test cm_events_test \
+	cm_storm_test cm_sync_test \
+	$(patsubst selftests/%.c,%,$(wildcard selftests/verbs_*_test.c))
+API_SELFTESTS := $(filter-out verbs_device_test,$(API_SELFTESTS))
+STOCK_SELFTESTS := $(API_SELFTESTS:%=$(B)/selftests-stock/%)
 DEMO := $(B)/bin/rdmachan-devinfo $(B)/bin/rdmachan-connect
 BENCH := $(B)/bench/cm_bench-rdmachan $(B)/bench/cm_bench-stock \
 	$(B)/bench/libsyscount.so
 
-.PHONY: all module lib selftests setup demo check check-guest clean install \
-	checkpatch bench FORCE check-debug
+.PHONY: all module lib selftests selftests-stock setup demo check check-guest clean install \
+	checkpatch bench FORCE check-debug check-stock
 
 all: module lib $(DEMO) $(BENCH) selftests
 
@@ -99,6 +109,13 @@ $(B)/selftests/%: selftests/%.c selftests/*.h $(LIB_SO) uapi/rdmachan.h
 	@mkdir -p $(dir $@)
 	$(CC) $(SELFTEST_CFLAGS) -o $@ $< $(LIB_LINK) -lpthread
 
+selftests-stock: $(STOCK_SELFTESTS)
+
+$(B)/selftests-stock/%: selftests/%.c selftests/*.h
+	@test -r "$(LINUX_SRC)/tools/testing/selftests/kselftest_harness.h" || { echo "no kselftest_harness.h: run 'make setup'" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	$(CC) $(SELFTEST_CFLAGS) -DRDMACHAN_TEST_STOCK -o $@ $< -lrdmacm -libverbs -lpthread
+
 setup:
 	vm/setup
 
@@ -115,6 +132,12 @@ bench: setup
 check: setup
 	$(MAKE) KDIR=$(VM_KDIR) lib $(DEMO) $(BENCH) selftests
 	selftests/check
+
+# The rdma-core API tests on the stock stack (rdma_ucm, ib_uverbs, rxe
+# provider), built against librdmacm/libibverbs: what rdmachan must match.
+check-stock: setup
+	$(MAKE) selftests-stock
+	vm/run --no-module --logdir $(B)/vm-stock -- selftests/run-in-guest --stock
 
 # The suite under a KASAN/lockdep/kmemleak kernel, built once and cached.
 check-debug: setup
