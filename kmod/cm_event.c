@@ -125,6 +125,8 @@ int rdmachan_cm_event_handler(struct rdma_cm_id *cm_id,
 {
 	struct rdmachan_cm_id *id = cm_id->context;
 	struct rdmachan_cm_event_entry *entry;
+	struct rdmachan_mcast *mc;
+	int ret;
 
 	if (event->event == RDMA_CM_EVENT_CONNECT_REQUEST)
 		return rdmachan_cm_connect_request(id, cm_id, event);
@@ -134,6 +136,30 @@ int rdmachan_cm_event_handler(struct rdma_cm_id *cm_id,
 	kref_get(&id->obj.ref);
 	entry->id = id;
 	rdmachan_cm_fill_event(&entry->uevent, cm_id, event);
+
+	switch (event->event) {
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		/* The QP has flushed its work requests when this is read. */
+		rdmachan_qp_error(id);
+		break;
+	case RDMA_CM_EVENT_MULTICAST_JOIN:
+	case RDMA_CM_EVENT_MULTICAST_ERROR:
+		mc = (struct rdmachan_mcast *)event->param.ud.private_data;
+		kref_get(&mc->obj.ref);
+		entry->mcast = mc;
+		entry->uevent.mcast_handle = mc->handle;
+		entry->uevent.mcast_context = mc->user_context;
+		ret = rdmachan_mcast_joined(id, mc, event);
+		if (ret) {
+			entry->uevent.event = RDMA_CM_EVENT_MULTICAST_ERROR;
+			entry->uevent.status = ret;
+		}
+		break;
+	default:
+		break;
+	}
 	rdmachan_cm_queue(id->file, entry);
 
 	if (event->event == RDMA_CM_EVENT_DEVICE_REMOVAL) {
@@ -155,9 +181,28 @@ static void rdmachan_cm_event_free(struct rdmachan_cm_event_entry *entry)
 		rdmachan_object_put(&new_id->obj);
 		atomic_inc(&entry->id->backlog);
 	}
+	if (entry->mcast)
+		rdmachan_mcast_put(entry->mcast);
 	rdmachan_object_put(&entry->id->obj);
 	kfree(entry);
 	rdmachan_count_dec(RDMACHAN_COUNT_CM_EVENTS);
+}
+
+/* After the join was left: its unread events go. */
+void rdmachan_cm_drop_mcast_events(struct rdmachan_mcast *mc)
+{
+	struct rdmachan_file *file = mc->id->file;
+	struct rdmachan_cm_event_entry *entry, *tmp;
+	LIST_HEAD(dropped);
+
+	spin_lock(&file->events_lock);
+	list_for_each_entry_safe(entry, tmp, &file->events, list)
+		if (entry->mcast == mc)
+			list_move_tail(&entry->list, &dropped);
+	spin_unlock(&file->events_lock);
+
+	list_for_each_entry_safe(entry, tmp, &dropped, list)
+		rdmachan_cm_event_free(entry);
 }
 
 /* After its kernel id is gone: the id's unread events go, none come. */
@@ -188,12 +233,19 @@ bool rdmachan_cm_events_pending(struct rdmachan_file *file)
 	return pending;
 }
 
-static void rdmachan_cm_account(struct rdmachan_cm_id *id, u32 type, int delta)
+/* Counts a read event on its id, and on its multicast join. */
+static void rdmachan_cm_account(struct rdmachan_cm_event_entry *entry,
+				int delta)
 {
+	struct rdmachan_cm_id *id = entry->id;
+	u32 type = entry->uevent.event;
+
 	spin_lock(&id->ack_lock);
 	id->unacked += delta;
 	if (type < RDMACHAN_CM_EVENT_TYPES)
 		id->unacked_by_type[type] += delta;
+	if (entry->mcast)
+		entry->mcast->unacked += delta;
 	spin_unlock(&id->ack_lock);
 	if (delta < 0)
 		wake_up(&id->ack_wait);
@@ -237,7 +289,7 @@ static int rdmachan_cm_deliver(struct rdmachan_file *file, void __user *dst,
 		 * migrate of the id waits for an event being read.
 		 */
 		entry->uevent.id_handle = entry->id->handle;
-		rdmachan_cm_account(entry->id, entry->uevent.event, 1);
+		rdmachan_cm_account(entry, 1);
 	}
 	spin_unlock(&file->events_lock);
 	if (!entry)
@@ -265,7 +317,7 @@ static int rdmachan_cm_deliver(struct rdmachan_file *file, void __user *dst,
 	if (id->dead) {
 		spin_unlock(&file->events_lock);
 		xa_erase(&file->delivered, handle);
-		rdmachan_cm_account(id, uevent->event, -1);
+		rdmachan_cm_account(entry, -1);
 		rdmachan_cm_event_free(entry);
 		return 0;
 	}
@@ -284,14 +336,14 @@ static int rdmachan_cm_deliver(struct rdmachan_file *file, void __user *dst,
 err_erase:
 	xa_erase(&file->delivered, handle);
 err_requeue:
-	rdmachan_cm_account(id, uevent->event, -1);
+	rdmachan_cm_account(entry, -1);
 	rdmachan_cm_requeue(file, entry);
 	return ret;
 }
 
 static void rdmachan_cm_acked(struct rdmachan_cm_event_entry *entry)
 {
-	rdmachan_cm_account(entry->id, entry->uevent.event, -1);
+	rdmachan_cm_account(entry, -1);
 	rdmachan_cm_event_free(entry);
 }
 

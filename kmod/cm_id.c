@@ -29,17 +29,38 @@ static void rdmachan_cm_id_free(struct rdmachan_object *obj)
 	rdmachan_count_dec(RDMACHAN_COUNT_CM_IDS);
 }
 
+/*
+ * A QP bound to the id stays as a standalone QP. The joins the CM could
+ * still report stay referenced until rdma_destroy_id() has left them.
+ */
 static void rdmachan_cm_id_teardown(struct rdmachan_cm_id *id)
 {
+	struct rdmachan_mcast *mc, *tmp;
+	struct rdmachan_qp *qp = NULL;
 	struct rdma_cm_id *cm_id;
+	LIST_HEAD(mcasts);
 
 	mutex_lock(&id->lock);
 	cm_id = id->cm_id;
+	if (cm_id && id->qp) {
+		rdma_lock_handler(cm_id);
+		qp = rdmachan_cm_unbind_qp(id, false);
+		rdma_unlock_handler(cm_id);
+	}
+	list_splice_init(&id->mcasts, &mcasts);
 	id->cm_id = NULL;
 	mutex_unlock(&id->lock);
 	/* Waits for running handlers; no event is reported after it. */
 	if (cm_id)
 		rdma_destroy_id(cm_id);
+	list_for_each_entry_safe(mc, tmp, &mcasts, id_entry) {
+		list_del_init(&mc->id_entry);
+		rdmachan_mcast_put(mc);
+	}
+	if (qp) {
+		rdmachan_object_put(&qp->v.obj);
+		rdmachan_object_put(&id->obj);
+	}
 }
 
 /* The CM waits in device removal until every id on the device is gone. */
@@ -187,6 +208,40 @@ void rdmachan_cm_id_unlock(struct rdmachan_cm_id *id)
 {
 	mutex_unlock(&id->lock);
 	rdmachan_object_put(&id->obj);
+}
+
+/*
+ * rdmachan_cm_id_lock() on a CM id of the /dev/rdmachan file open as @fd
+ * in this process, which may be @file itself.
+ */
+int rdmachan_cm_id_lock_fd(struct rdmachan_file *file, int fd, u32 handle,
+			   struct rdmachan_cm_id **idp)
+{
+	struct rdmachan_file *id_file;
+	struct rdmachan_cm_id *id;
+	struct fd f;
+	int ret = 0;
+
+	f = fdget(fd);
+	if (!f.file)
+		return -EBADF;
+	if (!rdmachan_is_rdmachan_file(f.file)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	id_file = f.file->private_data;
+	if (id_file->owner != file->owner) {
+		ret = -EACCES;
+		goto out;
+	}
+	id = rdmachan_cm_id_lock(id_file, handle);
+	if (IS_ERR(id))
+		ret = PTR_ERR(id);
+	else
+		*idp = id;
+out:
+	fdput(f);
+	return ret;
 }
 
 static void rdmachan_cm_fill_path(const struct sa_path_rec *src,
@@ -350,10 +405,13 @@ int rdmachan_cmd_listen(struct rdmachan_call *call, void *arg)
 	return ret;
 }
 
-static int rdmachan_cm_conn_param(struct rdma_cm_id *cm_id,
+/* With the id's mutex held. */
+static int rdmachan_cm_conn_param(struct rdmachan_cm_id *id,
 				  const struct rdmachan_conn_param *src,
 				  struct rdma_conn_param *dst)
 {
+	struct rdma_cm_id *cm_id = id->cm_id;
+
 	if (src->__reserved)
 		return -EINVAL;
 	memset(dst, 0, sizeof(*dst));
@@ -366,6 +424,11 @@ static int rdmachan_cm_conn_param(struct rdma_cm_id *cm_id,
 	dst->rnr_retry_count = src->rnr_retry_count;
 	dst->srq = src->srq;
 	dst->qp_num = src->qp_num & 0xffffff;
+	/* The CM knows an RC QP of its own; a UD QP is named here. */
+	if (id->qp) {
+		dst->qp_num = id->qp->ib->qp_num;
+		dst->srq = !!id->qp->srq;
+	}
 	dst->qkey = cm_id->route.addr.src_addr.ss_family == AF_IB ? src->qkey : 0;
 	return 0;
 }
@@ -382,7 +445,7 @@ int rdmachan_cmd_connect(struct rdmachan_call *call, void *arg)
 	id = rdmachan_cm_id_lock(call->file, cmd->handle);
 	if (IS_ERR(id))
 		return PTR_ERR(id);
-	ret = rdmachan_cm_conn_param(id->cm_id, &cmd->conn, &param);
+	ret = rdmachan_cm_conn_param(id, &cmd->conn, &param);
 	if (!ret)
 		ret = rdma_connect(id->cm_id, &param);
 	rdmachan_cm_id_unlock(id);
@@ -401,7 +464,7 @@ int rdmachan_cmd_accept(struct rdmachan_call *call, void *arg)
 	id = rdmachan_cm_id_lock(call->file, cmd->handle);
 	if (IS_ERR(id))
 		return PTR_ERR(id);
-	ret = rdmachan_cm_conn_param(id->cm_id, &cmd->conn, &param);
+	ret = rdmachan_cm_conn_param(id, &cmd->conn, &param);
 	if (!ret) {
 		/* rdma_accept() must run under the id's handler lock. */
 		rdma_lock_handler(id->cm_id);
@@ -687,7 +750,8 @@ int rdmachan_cmd_migrate_id(struct rdmachan_call *call, void *arg)
 		spin_lock_nested(&old_file->events_lock, SINGLE_DEPTH_NESTING);
 	}
 	ret = 0;
-	if (READ_ONCE(id->unacked)) {
+	/* Joins are objects of the old file, and their events name them. */
+	if (READ_ONCE(id->unacked) || !list_empty(&id->mcasts)) {
 		ret = -EBUSY;
 	} else {
 		/* Requests would name a new id of the old file. */

@@ -103,6 +103,32 @@ static const struct rdmachan_ioctl_op rdmachan_ops[] = {
 			      rdmachan_cmd_ack_cq_events),
 	RDMACHAN_OP(RDMACHAN_CMD_POLL_CQ, rdmachan_poll_cq,
 		    rdmachan_cmd_poll_cq),
+	RDMACHAN_OP_FLAGS(RDMACHAN_CMD_CREATE_QP, rdmachan_create_qp,
+			  rdmachan_cmd_create_qp,
+			  RDMACHAN_CREATE_QP_CM_ID |
+			  RDMACHAN_CREATE_QP_SQ_SIG_ALL),
+	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_MODIFY_QP, rdmachan_modify_qp,
+			      rdmachan_cmd_modify_qp),
+	RDMACHAN_OP(RDMACHAN_CMD_QUERY_QP, rdmachan_modify_qp,
+		    rdmachan_cmd_query_qp),
+	/* Posts write out_num_posted themselves, also when they fail. */
+	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_POST_SEND, rdmachan_post,
+			      rdmachan_cmd_post_send),
+	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_POST_RECV, rdmachan_post,
+			      rdmachan_cmd_post_recv),
+	RDMACHAN_OP(RDMACHAN_CMD_CREATE_SRQ, rdmachan_create_srq,
+		    rdmachan_cmd_create_srq),
+	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_MODIFY_SRQ, rdmachan_modify_srq,
+			      rdmachan_cmd_modify_srq),
+	RDMACHAN_OP(RDMACHAN_CMD_QUERY_SRQ, rdmachan_modify_srq,
+		    rdmachan_cmd_query_srq),
+	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_POST_SRQ_RECV, rdmachan_post,
+			      rdmachan_cmd_post_srq_recv),
+	RDMACHAN_OP(RDMACHAN_CMD_CREATE_AH, rdmachan_create_ah,
+		    rdmachan_cmd_create_ah),
+	/* It writes out_handle itself, before the CM has the join. */
+	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_JOIN_MCAST, rdmachan_join_mcast,
+			      rdmachan_cmd_join_mcast),
 };
 
 /* Large enough for the argument of any command. */

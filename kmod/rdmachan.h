@@ -185,6 +185,7 @@ void rdmachan_cm_fill_route(struct rdma_cm_id *cm_id,
 void rdmachan_cm_fill_ah_attr(const struct rdma_ah_attr *src,
 			      struct rdmachan_ah_attr *dst);
 void rdmachan_cm_drop_events(struct rdmachan_cm_id *id);
+void rdmachan_cm_drop_mcast_events(struct rdmachan_mcast *mc);
 int rdmachan_cm_wait_acks(struct rdmachan_cm_id *id);
 bool rdmachan_cm_events_pending(struct rdmachan_file *file);
 void rdmachan_cm_file_init(struct rdmachan_file *file);

@@ -333,6 +333,311 @@ TEST_F(verbs, comp_channel_of_another_process)
 	close(chfd);
 }
 
+/* Index of a RoCE v2 GID of the test address on port 1, or -1. */
+static int roce_gid_index(int fd, __u32 ctx, __u8 *gid)
+{
+	struct rdmachan_query_gid q = {
+		.size = sizeof(q), .handle = ctx, .port_num = 1,
+	};
+	const char *addr = getenv("RDMACHAN_ADDR");
+	struct in_addr in;
+	unsigned int i;
+
+	inet_pton(AF_INET, addr ? addr : "10.77.0.1", &in);
+	for (i = 0; i < 16; i++) {
+		q.index = i;
+		if (ioctl(fd, RDMACHAN_IOC_QUERY_GID, &q))
+			continue;
+		if (q.out_gid_type == RDMACHAN_GID_TYPE_ROCE_V2 &&
+		    !memcmp(q.out_gid + 12, &in, 4)) {
+			memcpy(gid, q.out_gid, 16);
+			return (int)i;
+		}
+	}
+	return -1;
+}
+
+static void ah_to_self(int fd, __u32 ctx, struct rdmachan_ah_attr *ah)
+{
+	int index;
+
+	memset(ah, 0, sizeof(*ah));
+	index = roce_gid_index(fd, ctx, ah->dgid);
+	ah->sgid_index = index < 0 ? 0 : index;
+	ah->is_global = 1;
+	ah->hop_limit = 64;
+	ah->port_num = 1;
+}
+
+/* RESET to RTS for an RC QP talking to @dest_qpn through @ah. */
+static int rc_connect(int fd, __u32 qp, __u32 dest_qpn,
+		      const struct rdmachan_ah_attr *ah)
+{
+	struct rdmachan_qp_attr a = {};
+	int ret;
+
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			    IBV_ACCESS_REMOTE_ATOMIC;
+	ret = raw_modify_qp(fd, qp, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS, &a);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dest_qpn;
+	a.rq_psn = 0x123;
+	a.max_dest_rd_atomic = 4;
+	a.min_rnr_timer = 12;
+	a.ah_attr = *ah;
+	ret = raw_modify_qp(fd, qp, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			    IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER, &a);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.sq_psn = 0x123;
+	a.max_rd_atomic = 4;
+	return raw_modify_qp(fd, qp, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC, &a);
+}
+
+static __maybe_unused int qp_to_error(int fd, __u32 qp)
+{
+	struct rdmachan_qp_attr a = { .qp_state = IBV_QPS_ERR };
+
+	return raw_modify_qp(fd, qp, IBV_QP_STATE, &a);
+}
+
+/*
+ * Two RC QPs of one file connected to each other through rxe, as
+ * ibv_rc_pingpong connects its QPs, on one CQ with a channel.
+ */
+FIXTURE(rc) {
+	int fd;
+	int chfd;
+	__u32 ctx, pd, cq, qp[2], qpn[2];
+	struct rdmachan_qp_cap cap;
+	char *buf;
+	struct raw_mr mr;
+	long objects;
+};
+
+FIXTURE_SETUP(rc)
+{
+	struct raw_qp_init init = { .qp_type = IBV_QPT_RC, .max_inline = 64 };
+	struct rdmachan_ah_attr ah;
+	int i;
+
+	self->objects = verbs_objects();
+	self->fd = open("/dev/rdmachan", O_RDWR);
+	ASSERT_LE(0, self->fd);
+	self->ctx = rdmachan_open_context(self->fd, RDMACHAN_TEST_DEVICE);
+	ASSERT_NE(0, self->ctx);
+	ASSERT_EQ(0, raw_alloc_pd(self->fd, self->ctx, &self->pd));
+	ASSERT_EQ(0, raw_create_channel(self->fd, &self->chfd));
+	ASSERT_EQ(0, raw_create_cq(self->fd, self->ctx, 64, self->chfd, 0xc0,
+				   &self->cq));
+	self->buf = mmap(NULL, 4 * BUF_SIZE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->buf);
+	ASSERT_EQ(0, raw_reg_mr(self->fd, self->pd, self->buf, 4 * BUF_SIZE,
+				ALL_ACCESS | IBV_ACCESS_REMOTE_ATOMIC,
+				&self->mr));
+	init.pd = self->pd;
+	init.send_cq = self->cq;
+	init.recv_cq = self->cq;
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, raw_create_qp(self->fd, &init, &self->qp[i],
+					   &self->qpn[i], &self->cap));
+	ah_to_self(self->fd, self->ctx, &ah);
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, rc_connect(self->fd, self->qp[i], self->qpn[!i],
+					&ah));
+}
+
+FIXTURE_TEARDOWN(rc)
+{
+	close(self->fd);
+	close(self->chfd);
+	munmap(self->buf, 4 * BUF_SIZE);
+	EXPECT_EQ(self->objects, verbs_objects());
+}
+
+static struct rdmachan_send_wr send_wr(__u32 opcode, __u64 wr_id)
+{
+	struct rdmachan_send_wr wr = {
+		.wr_id = wr_id, .opcode = opcode, .num_sge = 1,
+		.send_flags = IBV_SEND_SIGNALED,
+	};
+
+	return wr;
+}
+
+static void check_rts_attr(struct __test_metadata *_metadata,
+			   const struct rdmachan_qp_attr *a, __u32 dest_qpn)
+{
+	EXPECT_EQ(IBV_QPS_RTS, a->qp_state);
+	EXPECT_EQ(dest_qpn, a->dest_qp_num);
+	EXPECT_EQ(0x123, a->sq_psn);
+	EXPECT_EQ(0x123, a->rq_psn);
+	EXPECT_EQ(IBV_MTU_1024, a->path_mtu);
+	EXPECT_EQ(14, a->timeout);
+	EXPECT_EQ(7, a->retry_cnt);
+	EXPECT_EQ(1, a->port_num);
+	EXPECT_EQ(1, a->ah_attr.is_global);
+	EXPECT_EQ(1, a->ah_attr.port_num);
+	EXPECT_LE(16, a->cap.max_send_wr);
+	EXPECT_LE(2, a->cap.max_recv_sge);
+}
+
+TEST_F(rc, query_reports_what_modify_set)
+{
+	static struct rdmachan_qp_attr a;
+
+	ASSERT_EQ(0, raw_query_qp(self->fd, self->qp[0], &a));
+	check_rts_attr(_metadata, &a, self->qpn[1]);
+	EXPECT_LE(64, self->cap.max_inline_data);
+}
+
+TEST_F(rc, send_write_read_atomic_with_data_checked)
+{
+	char *src = self->buf, *dst = self->buf + BUF_SIZE;
+	struct rdmachan_send_wr wr;
+	struct rdmachan_wc wc[4];
+	__u64 *counter = (__u64 *)(self->buf + 3 * BUF_SIZE);
+	__u64 *old = counter + 1;
+	int i;
+
+	for (i = 0; i < 1000; i++)
+		src[i] = (char)(i * 7 + 3);
+	memset(dst, 0, BUF_SIZE);
+
+	/* SEND with immediate */
+	ASSERT_EQ(0, raw_post_recv1(self->fd, self->qp[1], 11, dst, 1000,
+				    self->mr.lkey));
+	wr = send_wr(IBV_WR_SEND_WITH_IMM, 12);
+	wr.imm_data = htonl(0xabcd);
+	ASSERT_EQ(0, raw_post_send1(self->fd, self->qp[0], &wr, src, 1000,
+				    self->mr.lkey));
+	ASSERT_EQ(2, raw_poll_n(self->fd, self->cq, wc, 2));
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(IBV_WC_SUCCESS, wc[i].status);
+		if (wc[i].wr_id == 11) {
+			EXPECT_EQ(IBV_WC_RECV, wc[i].opcode);
+			EXPECT_EQ(1000, wc[i].byte_len);
+			EXPECT_EQ(self->qpn[1], wc[i].qp_num);
+			EXPECT_EQ(htonl(0xabcd), wc[i].imm_data);
+			EXPECT_EQ(IBV_WC_WITH_IMM,
+				  wc[i].wc_flags & IBV_WC_WITH_IMM);
+		} else {
+			EXPECT_EQ(12, wc[i].wr_id);
+			EXPECT_EQ(IBV_WC_SEND, wc[i].opcode);
+			EXPECT_EQ(self->qpn[0], wc[i].qp_num);
+		}
+	}
+	EXPECT_EQ(0, memcmp(src, dst, 1000));
+
+	/* RDMA WRITE into the other half of the buffer */
+	memset(dst, 0, BUF_SIZE);
+	wr = send_wr(IBV_WR_RDMA_WRITE, 13);
+	wr.remote_addr = (uintptr_t)dst + 100;
+	wr.rkey = self->mr.rkey;
+	ASSERT_EQ(0, raw_post_send1(self->fd, self->qp[0], &wr, src, 900,
+				    self->mr.lkey));
+	ASSERT_EQ(1, raw_poll_n(self->fd, self->cq, wc, 1));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc[0].status);
+	EXPECT_EQ(IBV_WC_RDMA_WRITE, wc[0].opcode);
+	EXPECT_EQ(0, memcmp(src, dst + 100, 900));
+	EXPECT_EQ(0, dst[99]);
+
+	/* RDMA READ it back elsewhere */
+	wr = send_wr(IBV_WR_RDMA_READ, 14);
+	wr.remote_addr = (uintptr_t)dst + 100;
+	wr.rkey = self->mr.rkey;
+	ASSERT_EQ(0, raw_post_send1(self->fd, self->qp[1], &wr,
+				    self->buf + 2 * BUF_SIZE, 900,
+				    self->mr.lkey));
+	ASSERT_EQ(1, raw_poll_n(self->fd, self->cq, wc, 1));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc[0].status);
+	EXPECT_EQ(IBV_WC_RDMA_READ, wc[0].opcode);
+	EXPECT_EQ(0, memcmp(src, self->buf + 2 * BUF_SIZE, 900));
+
+	/* RDMA WRITE with immediate consumes a receive */
+	ASSERT_EQ(0, raw_post_recv1(self->fd, self->qp[1], 15, dst, 0,
+				    self->mr.lkey));
+	wr = send_wr(IBV_WR_RDMA_WRITE_WITH_IMM, 16);
+	wr.remote_addr = (uintptr_t)dst;
+	wr.rkey = self->mr.rkey;
+	wr.imm_data = htonl(77);
+	ASSERT_EQ(0, raw_post_send1(self->fd, self->qp[0], &wr, src, 10,
+				    self->mr.lkey));
+	ASSERT_EQ(2, raw_poll_n(self->fd, self->cq, wc, 2));
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(IBV_WC_SUCCESS, wc[i].status);
+		if (wc[i].wr_id == 15) {
+			EXPECT_EQ(IBV_WC_RECV_RDMA_WITH_IMM, wc[i].opcode);
+			EXPECT_EQ(htonl(77), wc[i].imm_data);
+		}
+	}
+	EXPECT_EQ(0, memcmp(src, dst, 10));
+
+	/* fetch and add */
+	*counter = 40;
+	wr = send_wr(IBV_WR_ATOMIC_FETCH_AND_ADD, 17);
+	wr.remote_addr = (uintptr_t)counter;
+	wr.rkey = self->mr.rkey;
+	wr.compare_add = 2;
+	ASSERT_EQ(0, raw_post_send1(self->fd, self->qp[0], &wr, old, 8,
+				    self->mr.lkey));
+	ASSERT_EQ(1, raw_poll_n(self->fd, self->cq, wc, 1));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc[0].status);
+	EXPECT_EQ(IBV_WC_FETCH_ADD, wc[0].opcode);
+	EXPECT_EQ(40, *old);
+	EXPECT_EQ(42, *counter);
+}
+
+/* The payload is taken at post time, from memory that is no MR at all. */
+TEST_F(rc, inline_send_copies_at_post)
+{
+	char *dst = self->buf + BUF_SIZE;
+	struct rdmachan_send_wr wr = send_wr(IBV_WR_SEND, 1);
+	struct rdmachan_wc wc[2];
+	char payload[64];
+
+	memset(payload, 'a', sizeof(payload));
+	ASSERT_EQ(0, raw_post_recv1(self->fd, self->qp[1], 2, dst, 64,
+				    self->mr.lkey));
+	wr.send_flags |= IBV_SEND_INLINE;
+	ASSERT_EQ(0, raw_post_send1(self->fd, self->qp[0], &wr, payload, 64,
+				    0));
+	memset(payload, 'b', sizeof(payload));
+	ASSERT_EQ(2, raw_poll_n(self->fd, self->cq, wc, 2));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc[0].status);
+	EXPECT_EQ(IBV_WC_SUCCESS, wc[1].status);
+	memset(payload, 'a', sizeof(payload));
+	EXPECT_EQ(0, memcmp(payload, dst, 64));
+
+	/* more than the QP's inline limit */
+	EXPECT_EQ(EINVAL, raw_post_send1(self->fd, self->qp[0], &wr, payload,
+					 self->cap.max_inline_data + 1, 0));
+	/* a payload the kernel cannot read */
+	EXPECT_EQ(EFAULT, raw_post_send1(self->fd, self->qp[0], &wr, NULL, 8,
+					 0));
+	/* the device never writes inline data */
+	wr.opcode = IBV_WR_RDMA_READ;
+	EXPECT_EQ(EINVAL, raw_post_send1(self->fd, self->qp[0], &wr, payload,
+					 8, 0));
+	EXPECT_EQ(0, raw_poll_cq(self->fd, self->cq, wc, 2));
+}
+
 /*
  * The IB device goes away under live objects: the module tears them down
  * at once (or `rdma link delete` would hang), the handles stay, calls on

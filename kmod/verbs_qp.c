@@ -1,0 +1,526 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmachan: queue pairs: create (standalone or for a CM id), modify,
+ * query, destroy.
+ *
+ * A QP made for a CM id is bound to it until either goes. An RC QP is
+ * the CM's (rdma_create_qp()), so connect and accept move it to RTS and
+ * rdma_disconnect() to the error state. A UD QP is moved to RTS here
+ * and not handed to the CM, which refuses multicast joins on ids with a
+ * kernel QP. The binding changes under the id's mutex and its CM handler
+ * lock, so the CM's event handler may use id->qp. Destroying the QP
+ * unbinds it; destroying the id first leaves a working standalone QP.
+ */
+#include <linux/slab.h>
+#include <rdma/ib_addr.h>
+
+#include "rdmachan.h"
+
+/* Attribute mask bits a QP can be modified or queried with: IB_QP_STATE..IB_QP_DEST_QPN */
+#define RDMACHAN_QP_ATTR_MASK	((IB_QP_DEST_QPN << 1) - 1)
+
+static void rdmachan_qp_free(struct rdmachan_object *obj)
+{
+	struct rdmachan_qp *qp = container_of(obj, struct rdmachan_qp, v.obj);
+
+	WARN_ON(qp->cm_id);
+	rdmachan_verbs_release(&qp->v);
+	if (qp->pd)
+		rdmachan_object_put(&qp->pd->v.obj);
+	if (qp->send_cq)
+		rdmachan_object_put(&qp->send_cq->v.obj);
+	if (qp->recv_cq)
+		rdmachan_object_put(&qp->recv_cq->v.obj);
+	if (qp->srq)
+		rdmachan_object_put(&qp->srq->v.obj);
+	kfree_rcu(qp, v.obj.rcu);
+	rdmachan_count_dec(RDMACHAN_COUNT_QPS);
+}
+
+/*
+ * With the id's mutex and CM handler lock held: the id's QP is no longer
+ * bound to it. With @destroy the QP is destroyed too (the CM's way, for
+ * the CM's QP). The caller drops the two references of the binding.
+ */
+struct rdmachan_qp *rdmachan_cm_unbind_qp(struct rdmachan_cm_id *id,
+					  bool destroy)
+{
+	struct rdmachan_qp *qp = id->qp;
+	struct rdmachan_mcast *mc;
+
+	if (!qp)
+		return NULL;
+	/* Attached groups hold the QP (ib_destroy_qp() would fail). */
+	list_for_each_entry(mc, &id->mcasts, id_entry) {
+		if (!mc->attached)
+			continue;
+		ib_detach_mcast(qp->ib, &mc->mgid, mc->mlid);
+		mc->attached = false;
+	}
+	if (id->cm_id->qp && id->cm_id->qp == qp->ib) {
+		if (destroy) {
+			rdma_destroy_qp(id->cm_id);
+			qp->ib = NULL;
+		} else {
+			/* The CM forgets it: connect and disconnect leave it be. */
+			id->cm_id->qp = NULL;
+		}
+	}
+	id->qp = NULL;
+	spin_lock(&qp->bind_lock);
+	qp->cm_id = NULL;
+	spin_unlock(&qp->bind_lock);
+	return qp;
+}
+
+/* From the CM's event handler: the bound QP flushes its work requests. */
+void rdmachan_qp_error(struct rdmachan_cm_id *id)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	struct rdmachan_qp *qp = id->qp;
+
+	if (qp)
+		ib_modify_qp(qp->ib, &attr, IB_QP_STATE);
+}
+
+static void rdmachan_qp_unbind(struct rdmachan_qp *qp)
+{
+	struct rdmachan_cm_id *id;
+	bool unbound = false;
+
+	spin_lock(&qp->bind_lock);
+	id = qp->cm_id;
+	if (id)
+		kref_get(&id->obj.ref);
+	spin_unlock(&qp->bind_lock);
+	if (!id)
+		return;
+
+	mutex_lock(&id->lock);
+	/* Bound implies the id still has its rdma_cm_id. */
+	if (id->qp == qp) {
+		rdma_lock_handler(id->cm_id);
+		rdmachan_cm_unbind_qp(id, true);
+		rdma_unlock_handler(id->cm_id);
+		unbound = true;
+	}
+	mutex_unlock(&id->lock);
+	if (unbound) {
+		rdmachan_object_put(&qp->v.obj);
+		rdmachan_object_put(&id->obj);
+	}
+	rdmachan_object_put(&id->obj);
+}
+
+static void rdmachan_qp_teardown(struct rdmachan_verbs_obj *v)
+{
+	struct rdmachan_qp *qp = container_of(v, struct rdmachan_qp, v);
+
+	rdmachan_qp_unbind(qp);
+	if (qp->ib) {
+		ib_destroy_qp(qp->ib);
+		qp->ib = NULL;
+	}
+	atomic_dec(&qp->pd->v.users);
+	atomic_dec(&qp->send_cq->v.users);
+	atomic_dec(&qp->recv_cq->v.users);
+	if (qp->srq)
+		atomic_dec(&qp->srq->v.users);
+}
+
+/* What the CM does for a UD QP it owns: INIT, RTR and RTS at once. */
+static int rdmachan_qp_init_ud(struct rdma_cm_id *cm_id, struct ib_qp *ibqp)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_INIT };
+	int mask, ret;
+
+	ret = rdma_init_qp_attr(cm_id, &attr, &mask);
+	if (ret)
+		return ret;
+	ret = ib_modify_qp(ibqp, &attr, mask);
+	if (ret)
+		return ret;
+	attr.qp_state = IB_QPS_RTR;
+	ret = ib_modify_qp(ibqp, &attr, IB_QP_STATE);
+	if (ret)
+		return ret;
+	attr.qp_state = IB_QPS_RTS;
+	attr.sq_psn = 0;
+	return ib_modify_qp(ibqp, &attr, IB_QP_STATE | IB_QP_SQ_PSN);
+}
+
+/* Creates the QP for the CM id @cmd names, and binds them. */
+static int rdmachan_qp_create_for_id(struct rdmachan_file *file,
+				     struct rdmachan_create_qp *cmd,
+				     struct rdmachan_qp *qp,
+				     struct ib_qp_init_attr *init)
+{
+	struct rdma_cm_id *cm_id;
+	struct rdmachan_cm_id *id;
+	struct ib_qp *ibqp;
+	int ret;
+
+	ret = rdmachan_cm_id_lock_fd(file, cmd->cm_fd, cmd->cm_id, &id);
+	if (ret)
+		return ret;
+	cm_id = id->cm_id;
+	if (id->qp || cm_id->qp_type != init->qp_type ||
+	    cm_id->device != qp->pd->ib->device) {
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	rdma_lock_handler(cm_id);
+	if (init->qp_type == IB_QPT_UD) {
+		init->port_num = cm_id->port_num;
+		ibqp = ib_create_qp(qp->pd->ib, init);
+		ret = PTR_ERR_OR_ZERO(ibqp);
+		if (!ret) {
+			ret = rdmachan_qp_init_ud(cm_id, ibqp);
+			if (ret)
+				ib_destroy_qp(ibqp);
+		}
+	} else {
+		ret = rdma_create_qp(cm_id, qp->pd->ib, init);
+		ibqp = cm_id->qp;
+	}
+	if (!ret) {
+		qp->ib = ibqp;
+		kref_get(&qp->v.obj.ref);
+		id->qp = qp;
+		kref_get(&id->obj.ref);
+		qp->cm_id = id;
+	}
+	rdma_unlock_handler(cm_id);
+out_unlock:
+	rdmachan_cm_id_unlock(id);
+	return ret;
+}
+
+static int rdmachan_qp_type(u32 type, enum ib_qp_type *ib_type)
+{
+	switch (type) {
+	case IB_QPT_RC:
+	case IB_QPT_UC:
+	case IB_QPT_UD:
+		*ib_type = type;
+		return 0;
+	/* IBV_QPT_RAW_PACKET, IBV_QPT_XRC_SEND, IBV_QPT_XRC_RECV */
+	case 8:
+	case 9:
+	case 10:
+		return -EOPNOTSUPP;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* The QP's PD, CQs and SRQ: objects of this file, on one device. */
+static int rdmachan_qp_find_parts(struct rdmachan_file *file,
+				  const struct rdmachan_create_qp *cmd,
+				  struct rdmachan_qp *qp)
+{
+	struct rdmachan_verbs_obj *parts[4];
+	int i, n = 3, ret;
+
+	qp->pd = rdmachan_pd_find(file, cmd->pd);
+	qp->send_cq = rdmachan_cq_find(file, cmd->send_cq);
+	qp->recv_cq = rdmachan_cq_find(file, cmd->recv_cq);
+	if (cmd->srq) {
+		qp->srq = rdmachan_srq_find(file, cmd->srq);
+		if (!qp->srq)
+			return -ENOENT;
+	}
+	if (!qp->pd || !qp->send_cq || !qp->recv_cq)
+		return -ENOENT;
+	parts[0] = &qp->pd->v;
+	parts[1] = &qp->send_cq->v;
+	parts[2] = &qp->recv_cq->v;
+	if (qp->srq)
+		parts[n++] = &qp->srq->v;
+	for (i = 0; i < n; i++) {
+		ret = rdmachan_verbs_usable(parts[i]);
+		if (ret)
+			return ret;
+		if (parts[i]->dead)
+			return -ENOENT;
+		if (parts[i]->dev != parts[0]->dev)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static void rdmachan_qp_cap_out(struct rdmachan_qp_cap *dst,
+				const struct ib_qp_cap *src)
+{
+	dst->max_send_wr = src->max_send_wr;
+	dst->max_recv_wr = src->max_recv_wr;
+	dst->max_send_sge = src->max_send_sge;
+	dst->max_recv_sge = src->max_recv_sge;
+	dst->max_inline_data = src->max_inline_data;
+	dst->__reserved = 0;
+}
+
+int rdmachan_cmd_create_qp(struct rdmachan_call *call, void *arg)
+{
+	struct rdmachan_create_qp *cmd = arg;
+	struct rdmachan_file *file = call->file;
+	struct ib_qp_init_attr init = {};
+	struct rdmachan_device *dev;
+	struct ib_device *ibdev;
+	struct rdmachan_qp *qp;
+	struct ib_qp *ibqp;
+	int ret;
+
+	if (cmd->__reserved || cmd->cap.__reserved)
+		return -EINVAL;
+	ret = rdmachan_qp_type(cmd->qp_type, &init.qp_type);
+	if (ret)
+		return ret;
+	qp = kzalloc(sizeof(*qp), GFP_KERNEL);
+	if (!qp)
+		return -ENOMEM;
+	rdmachan_count_inc(RDMACHAN_COUNT_QPS);
+	rdmachan_verbs_init(&qp->v, file, RDMACHAN_OBJ_QP, RDMACHAN_RANK_QP,
+			    rdmachan_qp_free, rdmachan_qp_teardown);
+	spin_lock_init(&qp->bind_lock);
+	qp->user_context = cmd->user_context;
+	ret = rdmachan_verbs_reserve(call, &qp->v, &cmd->out_handle);
+	if (ret) {
+		rdmachan_object_put(&qp->v.obj);
+		return ret;
+	}
+
+	down_read(&file->verbs_lock);
+	ret = rdmachan_qp_find_parts(file, cmd, qp);
+	if (ret) {
+		/* The QP holds no reference to them yet. */
+		qp->pd = NULL;
+		qp->send_cq = NULL;
+		qp->recv_cq = NULL;
+		qp->srq = NULL;
+		goto out_unlock;
+	}
+	init.event_handler = rdmachan_verbs_noop_event;
+	init.qp_context = qp;
+	init.send_cq = qp->send_cq->ib;
+	init.recv_cq = qp->recv_cq->ib;
+	init.srq = qp->srq ? qp->srq->ib : NULL;
+	init.cap.max_send_wr = cmd->cap.max_send_wr;
+	init.cap.max_recv_wr = cmd->cap.max_recv_wr;
+	init.cap.max_send_sge = cmd->cap.max_send_sge;
+	init.cap.max_recv_sge = cmd->cap.max_recv_sge;
+	init.cap.max_inline_data = cmd->cap.max_inline_data;
+	init.sq_sig_type = cmd->flags & RDMACHAN_CREATE_QP_SQ_SIG_ALL ?
+			   IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+
+	kref_get(&qp->pd->v.obj.ref);
+	kref_get(&qp->send_cq->v.obj.ref);
+	kref_get(&qp->recv_cq->v.obj.ref);
+	if (qp->srq)
+		kref_get(&qp->srq->v.obj.ref);
+	dev = qp->pd->v.dev;
+	ibdev = rdmachan_device_enter(dev);
+	if (!ibdev) {
+		ret = -ENODEV;
+		goto out_unlock;
+	}
+	if (cmd->flags & RDMACHAN_CREATE_QP_CM_ID) {
+		ret = rdmachan_qp_create_for_id(file, cmd, qp, &init);
+	} else {
+		ibqp = ib_create_qp(qp->pd->ib, &init);
+		ret = PTR_ERR_OR_ZERO(ibqp);
+		if (!ret)
+			qp->ib = ibqp;
+	}
+	if (ret)
+		goto out_exit;
+
+	qp->type = init.qp_type;
+	qp->sq_sig_all = init.sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->max_send_sge = init.cap.max_send_sge;
+	qp->max_recv_sge = init.cap.max_recv_sge;
+	qp->max_inline = init.cap.max_inline_data;
+	atomic_inc(&qp->pd->v.users);
+	atomic_inc(&qp->send_cq->v.users);
+	atomic_inc(&qp->recv_cq->v.users);
+	if (qp->srq)
+		atomic_inc(&qp->srq->v.users);
+	rdmachan_qp_cap_out(&cmd->out_cap, &init.cap);
+	cmd->out_qp_num = qp->ib->qp_num;
+	rdmachan_verbs_add(&qp->v, dev);
+out_exit:
+	rdmachan_device_exit(dev);
+out_unlock:
+	up_read(&file->verbs_lock);
+	return ret;
+}
+
+/* The checks uverbs makes of ports and states before a modify. */
+static int rdmachan_qp_check_ports(struct ib_qp *ibqp,
+				   const struct rdmachan_qp_attr *a, u32 *mask)
+{
+	struct ib_device *ibdev = ibqp->device;
+
+	if ((*mask & IB_QP_PORT) && !rdma_is_port_valid(ibdev, a->port_num))
+		return -EINVAL;
+	if (*mask & IB_QP_AV) {
+		if (!rdma_is_port_valid(ibdev, a->ah_attr.port_num))
+			return -EINVAL;
+		if ((*mask & IB_QP_STATE) && a->qp_state == IB_QPS_RTR) {
+			/* INIT to RTR: the AV's port is the QP's. */
+			if (a->ah_attr.port_num != ibqp->port)
+				return -EINVAL;
+		} else {
+			/* SQD to SQD: a new AV moves the QP to its port. */
+			if ((*mask & IB_QP_PORT) &&
+			    a->port_num != a->ah_attr.port_num)
+				return -EINVAL;
+			*mask |= IB_QP_PORT;
+		}
+	}
+	if ((*mask & IB_QP_ALT_PATH) &&
+	    (!rdma_is_port_valid(ibdev, a->alt_port_num) ||
+	     a->alt_port_num != a->alt_ah_attr.port_num))
+		return -EINVAL;
+	if (((*mask & IB_QP_CUR_STATE) && a->cur_qp_state > IB_QPS_ERR) ||
+	    ((*mask & IB_QP_STATE) && a->qp_state > IB_QPS_ERR))
+		return -EINVAL;
+	if ((*mask & IB_QP_QKEY) && (a->qkey & IB_QP_SET_QKEY) &&
+	    !rdma_nl_get_privileged_qkey())
+		return -EPERM;
+	return 0;
+}
+
+static int rdmachan_qp_attr_in(struct ib_qp *ibqp,
+			       const struct rdmachan_qp_attr *a, u32 *mask,
+			       struct ib_qp_attr *attr)
+{
+	struct ib_device *ibdev = ibqp->device;
+	bool connected = ibqp->qp_type == IB_QPT_RC ||
+			 ibqp->qp_type == IB_QPT_UC;
+	int ret;
+
+	if (a->__reserved || a->cap.__reserved)
+		return -EINVAL;
+	ret = rdmachan_qp_check_ports(ibqp, a, mask);
+	if (ret)
+		return ret;
+	attr->qp_state = a->qp_state;
+	attr->cur_qp_state = a->cur_qp_state;
+	attr->path_mtu = a->path_mtu;
+	attr->path_mig_state = a->path_mig_state;
+	attr->qkey = a->qkey;
+	/* PSNs have 24 bits; the core would warn about more. */
+	attr->rq_psn = a->rq_psn & 0xffffff;
+	attr->sq_psn = a->sq_psn & 0xffffff;
+	attr->dest_qp_num = a->dest_qp_num;
+	attr->qp_access_flags = a->qp_access_flags;
+	attr->pkey_index = a->pkey_index;
+	attr->alt_pkey_index = a->alt_pkey_index;
+	attr->en_sqd_async_notify = a->en_sqd_async_notify;
+	attr->sq_draining = a->sq_draining;
+	attr->max_rd_atomic = a->max_rd_atomic;
+	attr->max_dest_rd_atomic = a->max_dest_rd_atomic;
+	attr->min_rnr_timer = a->min_rnr_timer;
+	attr->port_num = a->port_num;
+	attr->timeout = a->timeout;
+	attr->retry_cnt = a->retry_cnt;
+	attr->rnr_retry = a->rnr_retry;
+	attr->alt_port_num = a->alt_port_num;
+	attr->alt_timeout = a->alt_timeout;
+	attr->cap.max_send_wr = a->cap.max_send_wr;
+	attr->cap.max_recv_wr = a->cap.max_recv_wr;
+	attr->cap.max_send_sge = a->cap.max_send_sge;
+	attr->cap.max_recv_sge = a->cap.max_recv_sge;
+	attr->cap.max_inline_data = a->cap.max_inline_data;
+	if (*mask & IB_QP_AV) {
+		ret = rdmachan_ah_attr_from_user(ibdev, &a->ah_attr,
+						 &attr->ah_attr);
+		if (!ret && connected)
+			ret = rdmachan_resolve_dmac(ibdev, &attr->ah_attr);
+		if (ret)
+			return ret;
+	}
+	if (*mask & IB_QP_ALT_PATH) {
+		ret = rdmachan_ah_attr_from_user(ibdev, &a->alt_ah_attr,
+						 &attr->alt_ah_attr);
+		if (!ret && connected)
+			ret = rdmachan_resolve_dmac(ibdev, &attr->alt_ah_attr);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int rdmachan_cmd_modify_qp(struct rdmachan_call *call, void *arg)
+{
+	struct rdmachan_modify_qp *cmd = arg;
+	struct rdmachan_file *file = call->file;
+	struct ib_qp_attr attr = {};
+	struct rdmachan_qp *qp;
+	u32 mask = cmd->attr_mask;
+	int ret;
+
+	if (mask & ~RDMACHAN_QP_ATTR_MASK)
+		return -EINVAL;
+	down_read(&file->verbs_lock);
+	qp = rdmachan_qp_find(file, cmd->qp);
+	ret = rdmachan_verbs_usable(qp ? &qp->v : NULL);
+	if (!ret)
+		ret = rdmachan_qp_attr_in(qp->ib, &cmd->attr, &mask, &attr);
+	if (!ret)
+		ret = ib_modify_qp(qp->ib, &attr, mask);
+	up_read(&file->verbs_lock);
+	return ret;
+}
+
+int rdmachan_cmd_query_qp(struct rdmachan_call *call, void *arg)
+{
+	struct rdmachan_modify_qp *cmd = arg;
+	struct rdmachan_file *file = call->file;
+	struct rdmachan_qp_attr *a = &cmd->attr;
+	struct ib_qp_init_attr init = {};
+	struct ib_qp_attr attr = {};
+	struct rdmachan_qp *qp;
+	int ret;
+
+	/* The mask says what the caller needs; everything is filled in. */
+	if (cmd->attr_mask & ~RDMACHAN_QP_ATTR_MASK)
+		return -EINVAL;
+	down_read(&file->verbs_lock);
+	qp = rdmachan_qp_find(file, cmd->qp);
+	ret = rdmachan_verbs_usable(qp ? &qp->v : NULL);
+	if (!ret)
+		ret = ib_query_qp(qp->ib, &attr, RDMACHAN_QP_ATTR_MASK, &init);
+	up_read(&file->verbs_lock);
+	if (ret)
+		return ret;
+
+	memset(a, 0, sizeof(*a));
+	a->qkey = attr.qkey;
+	a->rq_psn = attr.rq_psn;
+	a->sq_psn = attr.sq_psn;
+	a->dest_qp_num = attr.dest_qp_num;
+	a->qp_access_flags = attr.qp_access_flags;
+	a->pkey_index = attr.pkey_index;
+	a->alt_pkey_index = attr.alt_pkey_index;
+	a->qp_state = attr.qp_state;
+	a->cur_qp_state = attr.cur_qp_state;
+	a->path_mtu = attr.path_mtu;
+	a->path_mig_state = attr.path_mig_state;
+	a->en_sqd_async_notify = attr.en_sqd_async_notify;
+	a->sq_draining = attr.sq_draining;
+	a->max_rd_atomic = attr.max_rd_atomic;
+	a->max_dest_rd_atomic = attr.max_dest_rd_atomic;
+	a->min_rnr_timer = attr.min_rnr_timer;
+	a->port_num = attr.port_num;
+	a->timeout = attr.timeout;
+	a->retry_cnt = attr.retry_cnt;
+	a->rnr_retry = attr.rnr_retry;
+	a->alt_port_num = attr.alt_port_num;
+	a->alt_timeout = attr.alt_timeout;
+	rdmachan_qp_cap_out(&a->cap, &attr.cap);
+	rdmachan_cm_fill_ah_attr(&attr.ah_attr, &a->ah_attr);
+	rdmachan_cm_fill_ah_attr(&attr.alt_ah_attr, &a->alt_ah_attr);
+	return 0;
+}

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmachan: shared receive queues: create, modify, query, destroy.
+ * Receives are posted with the data path (data_path.c).
+ */
+#include <linux/slab.h>
+
+#include "rdmachan.h"
+
+/* IBV_SRQ_MAX_WR and IBV_SRQ_LIMIT */
+#define RDMACHAN_SRQ_ATTR_MASK	(IB_SRQ_MAX_WR | IB_SRQ_LIMIT)
+
+static void rdmachan_srq_free(struct rdmachan_object *obj)
+{
+	struct rdmachan_srq *srq =
+		container_of(obj, struct rdmachan_srq, v.obj);
+
+	rdmachan_verbs_release(&srq->v);
+	if (srq->pd)
+		rdmachan_object_put(&srq->pd->v.obj);
+	kfree_rcu(srq, v.obj.rcu);
+	rdmachan_count_dec(RDMACHAN_COUNT_SRQS);
+}
+
+static void rdmachan_srq_teardown(struct rdmachan_verbs_obj *v)
+{
+	struct rdmachan_srq *srq = container_of(v, struct rdmachan_srq, v);
+
+	ib_destroy_srq(srq->ib);
+	srq->ib = NULL;
+	atomic_dec(&srq->pd->v.users);
+}
+
+static void rdmachan_srq_attr_out(struct rdmachan_srq_attr *dst,
+				  const struct ib_srq_attr *src)
+{
+	dst->max_wr = src->max_wr;
+	dst->max_sge = src->max_sge;
+	dst->srq_limit = src->srq_limit;
+	dst->__reserved = 0;
+}
+
+int rdmachan_cmd_create_srq(struct rdmachan_call *call, void *arg)
+{
+	struct rdmachan_create_srq *cmd = arg;
+	struct rdmachan_file *file = call->file;
+	struct ib_srq_init_attr init = {};
+	struct rdmachan_device *dev;
+	struct ib_device *ibdev;
+	struct rdmachan_srq *srq;
+	struct rdmachan_pd *pd;
+	struct ib_srq *ibsrq;
+	int ret;
+
+	if (cmd->__reserved || cmd->__reserved2 || cmd->attr.__reserved)
+		return -EINVAL;
+	srq = kzalloc(sizeof(*srq), GFP_KERNEL);
+	if (!srq)
+		return -ENOMEM;
+	rdmachan_count_inc(RDMACHAN_COUNT_SRQS);
+	rdmachan_verbs_init(&srq->v, file, RDMACHAN_OBJ_SRQ, RDMACHAN_RANK_SRQ,
+			    rdmachan_srq_free, rdmachan_srq_teardown);
+	srq->v.obj.destroy_begin = rdmachan_verbs_destroy_unused;
+	srq->user_context = cmd->user_context;
+	ret = rdmachan_verbs_reserve(call, &srq->v, &cmd->out_handle);
+	if (ret) {
+		rdmachan_object_put(&srq->v.obj);
+		return ret;
+	}
+
+	down_read(&file->verbs_lock);
+	pd = rdmachan_pd_find(file, cmd->pd);
+	ret = rdmachan_verbs_usable(pd ? &pd->v : NULL);
+	if (ret)
+		goto out_unlock;
+	if (pd->v.dead) {
+		ret = -ENOENT;
+		goto out_unlock;
+	}
+	dev = pd->v.dev;
+	ibdev = rdmachan_device_enter(dev);
+	if (!ibdev) {
+		ret = -ENODEV;
+		goto out_unlock;
+	}
+	init.event_handler = rdmachan_verbs_noop_event;
+	init.srq_context = srq;
+	init.srq_type = IB_SRQT_BASIC;
+	init.attr.max_wr = cmd->attr.max_wr;
+	init.attr.max_sge = cmd->attr.max_sge;
+	ibsrq = ib_create_srq(pd->ib, &init);
+	if (IS_ERR(ibsrq)) {
+		ret = PTR_ERR(ibsrq);
+		goto out_exit;
+	}
+	srq->ib = ibsrq;
+	srq->pd = pd;
+	srq->max_sge = init.attr.max_sge;
+	kref_get(&pd->v.obj.ref);
+	atomic_inc(&pd->v.users);
+	rdmachan_srq_attr_out(&cmd->out_attr, &init.attr);
+	rdmachan_verbs_add(&srq->v, dev);
+out_exit:
+	rdmachan_device_exit(dev);
+out_unlock:
+	up_read(&file->verbs_lock);
+	return ret;
+}
+
+int rdmachan_cmd_modify_srq(struct rdmachan_call *call, void *arg)
+{
+	struct rdmachan_modify_srq *cmd = arg;
+	struct rdmachan_file *file = call->file;
+	struct ib_srq_attr attr = {};
+	struct rdmachan_srq *srq;
+	int ret;
+
+	if (cmd->attr.__reserved || (cmd->attr_mask & ~RDMACHAN_SRQ_ATTR_MASK))
+		return -EINVAL;
+	attr.max_wr = cmd->attr.max_wr;
+	attr.srq_limit = cmd->attr.srq_limit;
+	down_read(&file->verbs_lock);
+	srq = rdmachan_srq_find(file, cmd->srq);
+	ret = rdmachan_verbs_usable(srq ? &srq->v : NULL);
+	if (!ret)
+		ret = ib_modify_srq(srq->ib, &attr, cmd->attr_mask);
+	up_read(&file->verbs_lock);
+	return ret;
+}
+
+int rdmachan_cmd_query_srq(struct rdmachan_call *call, void *arg)
+{
+	struct rdmachan_modify_srq *cmd = arg;
+	struct rdmachan_file *file = call->file;
+	struct ib_srq_attr attr = {};
+	struct rdmachan_srq *srq;
+	int ret;
+
+	if (cmd->attr.__reserved || cmd->attr_mask)
+		return -EINVAL;
+	down_read(&file->verbs_lock);
+	srq = rdmachan_srq_find(file, cmd->srq);
+	ret = rdmachan_verbs_usable(srq ? &srq->v : NULL);
+	if (!ret)
+		ret = ib_query_srq(srq->ib, &attr);
+	up_read(&file->verbs_lock);
+	if (!ret)
+		rdmachan_srq_attr_out(&cmd->attr, &attr);
+	return ret;
+}
