@@ -54,11 +54,12 @@ STOCK_SELFTESTS := $(API_SELFTESTS:%=$(B)/selftests-stock/%)
 DEMO := $(B)/bin/rdmachan-devinfo $(B)/bin/rdmachan-connect
 BENCH := $(B)/bench/cm_bench-rdmachan $(B)/bench/cm_bench-stock \
 	$(B)/bench/libsyscount.so
+FUZZ := $(B)/bin/rdmachan-fuzz
 
 .PHONY: all module lib selftests selftests-stock setup demo check check-guest clean install \
 	checkpatch bench FORCE check-debug check-stock
 
-all: module lib $(DEMO) $(BENCH) selftests
+all: module lib $(DEMO) $(BENCH) selftests $(FUZZ)
 
 module:
 	@test -n "$(KDIR)" || { echo "no kernel build directory: run 'make setup' or set KDIR" >&2; exit 1; }
@@ -98,6 +99,11 @@ $(B)/bench/cm_bench-stock: bench/cm_bench.c
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -o $@ $< -lrdmacm -libverbs -lpthread -ldl
 
+# The ioctl fuzzer: raw ioctls, no library.
+$(FUZZ): $(wildcard fuzz/*.c fuzz/*.h) uapi/rdmachan.h
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -o $@ $(filter %.c,$^) -lpthread
+
 $(B)/bench/libsyscount.so: bench/syscount.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Wall -Wextra -Werror -fPIC -shared -o $@ $< -ldl
@@ -130,7 +136,7 @@ bench: setup
 
 # selftests/check builds the module itself, to see every W=1 warning.
 check: setup
-	$(MAKE) KDIR=$(VM_KDIR) lib $(DEMO) $(BENCH) selftests
+	$(MAKE) KDIR=$(VM_KDIR) lib $(DEMO) $(BENCH) selftests $(FUZZ)
 	selftests/check
 
 # The rdma-core API tests on the stock stack (rdma_ucm, ib_uverbs, rxe
