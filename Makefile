@@ -8,6 +8,8 @@
 #                   stack in the test VM (validates the tests themselves)
 #   make bench      build, then compare rdmachan with the stock CM stack in
 #                   the test VM
+#   make fuzz       the ioctl fuzzer for an hour in the debug-kernel VM
+#                   (FUZZ_SECONDS, FUZZ_ARGS)
 #   make setup      install build/VM packages, unpack the guest kernel
 #   make install    install the module and the library (PREFIX, DESTDIR)
 #   make clean      remove everything the build made
@@ -57,7 +59,7 @@ BENCH := $(B)/bench/cm_bench-rdmachan $(B)/bench/cm_bench-stock \
 FUZZ := $(B)/bin/rdmachan-fuzz
 
 .PHONY: all module lib selftests selftests-stock setup demo check check-guest clean install \
-	checkpatch bench FORCE check-debug check-stock
+	checkpatch bench FORCE check-debug check-stock fuzz
 
 all: module lib $(DEMO) $(BENCH) selftests $(FUZZ)
 
@@ -147,8 +149,13 @@ check-stock: setup
 
 # The suite under a KASAN/lockdep/kmemleak kernel, built once and cached.
 check-debug: setup
-	$(MAKE) KDIR=$(VM_KDIR) lib $(DEMO) $(BENCH) selftests
+	$(MAKE) KDIR=$(VM_KDIR) lib $(DEMO) $(BENCH) selftests $(FUZZ)
 	selftests/check-debug
+
+# The fuzzer alone, long (FUZZ_SECONDS, default 3600), in the debug guest.
+fuzz: setup
+	$(MAKE) KDIR=$(VM_KDIR) $(FUZZ)
+	fuzz/run $(if $(FUZZ_SECONDS),-t $(FUZZ_SECONDS)) $(FUZZ_ARGS)
 
 all-vm:
 	$(MAKE) KDIR=$(VM_KDIR) all

@@ -60,6 +60,27 @@ run_suite() {
 	result $? "test VM ran to the end (vm/run exit $rs_rc)"
 }
 
+# build_debug_module LOG: the module, with W=1, against the cached debug
+# kernel (vm/build-debug-kernel), in build/debug-module/ so the stock build
+# in the tree is left alone.
+build_debug_module() {
+	bdm_kdir=$(getvar "$CACHE/debug-kernel/env.mk" DEBUG_KDIR)
+	bdm_dir=$(pwd)/build/debug-module
+	rm -rf "$bdm_dir"
+	mkdir -p "$bdm_dir"
+	cp -r Kbuild kmod uapi "$bdm_dir/"
+	rm -f "$bdm_dir"/kmod/*.o "$bdm_dir"/kmod/.*.cmd
+	build_module "$bdm_kdir" "$bdm_dir" "$1"
+}
+
+# fuzz_figures LOG: the closing figures of the fuzzer's run in the suite.
+fuzz_figures() {
+	ff=$(sed -n 's/^# *\(rdmachan-fuzz: \([0-9]* calls in\|faults injected:\|kernel faults injected:\|kills survived:\|errors found:\|live objects after:\|verdict:\)\)/\1/p' "$1")
+	[ -n "$ff" ] || return 0
+	echo "# the fuzzer's run:"
+	echo "$ff" | sed 's/^/#   /'
+}
+
 summary() {
 	echo "$pass passed, $fail failed"
 	[ "$fail" -eq 0 ]
