@@ -100,6 +100,8 @@ typedef uint64_t u64;
 
 /* Commands, in the order of enum rdmachan_ioctl_nr. */
 #define NCMD		(RDMACHAN_CMD_MIGRATE_ID + 1)
+/* Every command of the ABI: the last of enum rdmachan_ioctl_nr, plus one */
+#define NCMD_ABI	(RDMACHAN_CMD_JOIN_MCAST + 1)
 #define STAT_UNKNOWN	NCMD		/* calls of unknown commands */
 #define STAT_CHILD	(NCMD + 1)	/* calls made by forked children */
 #define NSTAT_CMDS	(NCMD + 2)
@@ -3229,7 +3231,7 @@ static void act_unknown(struct thr *t)
 	c.ok = ES(ENOTTY);
 	if (chance(t, 50))
 		c.ioc = _IOC(_IOC_READ | _IOC_WRITE, RDMACHAN_IOCTL_TYPE,
-			     NCMD + rnd(t, 256 - NCMD), rnd(t, 1 << 14));
+			     NCMD_ABI + rnd(t, 256 - NCMD_ABI), rnd(t, 1 << 14));
 	else
 		c.ioc = _IOC(rnd(t, 4), types[rnd(t, ARRAY_SIZE(types))],
 			     rnd(t, 256), rnd(t, 1 << 14));
@@ -3690,29 +3692,55 @@ static void worker_main(int index, int gen, u64 seed, int nthr, u64 end_ns)
 
 /* ---- supervisor ---- */
 
-static const char *const counter_names[] = {
-	"files", "contexts", "cm_ids", "cm_events",
-};
-
 static const char *kfault_note = "not asked for (-F)";
 
-static int read_counters(long *v)
+/* The module's live-object counters, but for IB devices (not ours). */
+#define MAX_COUNTERS	32
+
+struct counters {
+	int n;
+	char name[MAX_COUNTERS][32];
+	long val[MAX_COUNTERS];
+};
+
+static int read_counters(struct counters *c)
 {
 	FILE *f = fopen(DEBUGFS "/objects", "r");
 	char key[32];
 	long val;
-	size_t i;
 
 	if (!f)
 		return -1;
-	for (i = 0; i < ARRAY_SIZE(counter_names); i++)
-		v[i] = -1;
-	while (fscanf(f, "%31s %ld", key, &val) == 2)
-		for (i = 0; i < ARRAY_SIZE(counter_names); i++)
-			if (!strcmp(key, counter_names[i]))
-				v[i] = val;
+	c->n = 0;
+	while (c->n < MAX_COUNTERS && fscanf(f, "%31s %ld", key, &val) == 2) {
+		if (!strcmp(key, "devices"))
+			continue;
+		memcpy(c->name[c->n], key, sizeof(key));
+		c->val[c->n++] = val;
+	}
 	fclose(f);
 	return 0;
+}
+
+static bool counters_equal(const struct counters *a, const struct counters *b)
+{
+	int i;
+
+	if (a->n != b->n)
+		return false;
+	for (i = 0; i < a->n; i++)
+		if (strcmp(a->name[i], b->name[i]) || a->val[i] != b->val[i])
+			return false;
+	return true;
+}
+
+static void print_counters(const char *what, const struct counters *c)
+{
+	int i;
+
+	printf("rdmachan-fuzz: live objects %s", what);
+	for (i = 0; i < c->n; i++)
+		printf(" %s %ld", c->name[i], c->val[i]);
 }
 
 /* Unacknowledged events the module lists for the files of process @pid. */
@@ -3960,7 +3988,8 @@ static void reap_all(bool block)
 	}
 }
 
-static void report(u64 secs_ns, const long *before, const long *after,
+static void report(u64 secs_ns, const struct counters *before,
+		   const struct counters *after,
 		   bool counters_ok, bool have_counters)
 {
 	u64 total = 0, faults = 0;
@@ -4007,12 +4036,9 @@ static void report(u64 secs_ns, const long *before, const long *after,
 			printf("rdmachan-fuzz: %s: %llu\n", stat_names[i],
 			       (unsigned long long)shm->stat[i]);
 	if (have_counters) {
-		printf("rdmachan-fuzz: live objects before:");
-		for (i = 0; i < (int)ARRAY_SIZE(counter_names); i++)
-			printf(" %s %ld", counter_names[i], before[i]);
-		printf("\nrdmachan-fuzz: live objects after: ");
-		for (i = 0; i < (int)ARRAY_SIZE(counter_names); i++)
-			printf(" %s %ld", counter_names[i], after[i]);
+		print_counters("before:", before);
+		printf("\n");
+		print_counters("after: ", after);
 		printf(" (%s)\n", counters_ok ? "back to before" : "LEAKED");
 	} else {
 		printf("rdmachan-fuzz: no %s/objects: live-object counters not checked\n",
@@ -4141,7 +4167,7 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-	long before[4] = {}, after[4] = {};
+	struct counters before = {}, after = {};
 	bool have_counters, counters_ok = true, kills = true;
 	u64 start, next_kill, krng, seconds = 60;
 	int opt, i;
@@ -4226,7 +4252,7 @@ int main(int argc, char **argv)
 	/* grandchildren whose worker was killed are ours to reap */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	signal(SIGPIPE, SIG_IGN);
-	have_counters = !read_counters(before);
+	have_counters = !read_counters(&before);
 
 	start = now_ns();
 	run_end = start + seconds * NSEC;
@@ -4273,11 +4299,8 @@ int main(int argc, char **argv)
 	if (have_counters) {
 		/* file release is asynchronous to exit: give it time */
 		for (i = 0; i < 300; i++) {
-			size_t k;
-
-			counters_ok = !read_counters(after);
-			for (k = 0; k < ARRAY_SIZE(counter_names); k++)
-				counters_ok &= after[k] == before[k];
+			counters_ok = !read_counters(&after) &&
+				      counters_equal(&before, &after);
 			if (counters_ok)
 				break;
 			sleep_ns(100 * MSEC);
@@ -4286,7 +4309,7 @@ int main(int argc, char **argv)
 			record_failure("live-object counters not back to their values before the run");
 	}
 	knobs_restore();
-	report(now_ns() - start, before, after, counters_ok, have_counters);
+	report(now_ns() - start, &before, &after, counters_ok, have_counters);
 	printf("rdmachan-fuzz: verdict: %s (seed %#llx)\n",
 	       shm->nfail ? "FAIL" : "PASS", (unsigned long long)master_seed);
 	return shm->nfail ? 1 : 0;
