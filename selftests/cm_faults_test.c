@@ -356,6 +356,10 @@ TEST_F_TIMEOUT(faults, link_delete_during_connection_churn, FAULT_TIMEOUT_S)
 {
 	long t0;
 
+#ifdef RDMACHAN_TEST_STOCK
+	SKIP(return, "ib_uverbs waits for the process to close its context");
+#endif
+
 	self->child = churn_start(self->stats);
 	ASSERT_LT(0, self->child);
 	ASSERT_EQ(0, churn_progress(self->stats, 3, 3 * CM_TIMEOUT_MS));
