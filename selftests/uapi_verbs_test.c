@@ -638,6 +638,798 @@ TEST_F(rc, inline_send_copies_at_post)
 	EXPECT_EQ(0, raw_poll_cq(self->fd, self->cq, wc, 2));
 }
 
+static int post_recv_lkey(int fd, __u32 qp, void *addr, __u32 len,
+			  __u32 lkey, __u32 *posted)
+{
+	struct rdmachan_recv_wr wr = { .wr_id = 1, .num_sge = 1 };
+	struct rdmachan_sge sge = {
+		.addr = (uintptr_t)addr, .length = len, .lkey = lkey,
+	};
+
+	return raw_post(fd, RDMACHAN_IOC_POST_RECV, qp, &wr, 1, sizeof(wr),
+			&sge, 1, posted);
+}
+
+/*
+ * Only lkeys of this file's MRs on the QP's PD work: not another file's,
+ * not 0, and none of the keys around them, which is where rxe puts the
+ * PD's own DMA MR (the kernel PD's local_dma_lkey reaches all memory).
+ */
+TEST_F(rc, lkeys_not_of_this_files_mrs_are_refused)
+{
+	int fd2 = open("/dev/rdmachan", O_RDWR);
+	struct rdmachan_send_wr wr = send_wr(IBV_WR_SEND, 1);
+	__u32 ctx2, pd2 = 0, pd3 = 0, posted = 0, lkey, index;
+	struct raw_mr mr2 = {}, mr3 = {};
+	struct rdmachan_wc wc[1];
+	int d, key, refused = 0;
+
+	ASSERT_LE(0, fd2);
+	ctx2 = rdmachan_open_context(fd2, RDMACHAN_TEST_DEVICE);
+	ASSERT_NE(0, ctx2);
+	ASSERT_EQ(0, raw_alloc_pd(fd2, ctx2, &pd2));
+	ASSERT_EQ(0, raw_reg_mr(fd2, pd2, self->buf, BUF_SIZE, ALL_ACCESS,
+				&mr2));
+	EXPECT_EQ(EINVAL, post_recv_lkey(self->fd, self->qp[1], self->buf, 64,
+					 mr2.lkey, &posted));
+	EXPECT_EQ(0, posted);
+	EXPECT_EQ(EINVAL, raw_post_send1(self->fd, self->qp[0], &wr, self->buf,
+					 64, mr2.lkey));
+	/* an MR of this file on another PD */
+	ASSERT_EQ(0, raw_alloc_pd(self->fd, self->ctx, &pd3));
+	ASSERT_EQ(0, raw_reg_mr(self->fd, pd3, self->buf, BUF_SIZE,
+				ALL_ACCESS, &mr3));
+	EXPECT_EQ(EINVAL, post_recv_lkey(self->fd, self->qp[1], self->buf, 64,
+					 mr3.lkey, &posted));
+	EXPECT_EQ(EINVAL, post_recv_lkey(self->fd, self->qp[1], self->buf, 64,
+					 0, &posted));
+
+	index = self->mr.lkey >> 8;
+	for (d = -4; d <= 4; d++) {
+		for (key = 0; key < 256; key++) {
+			lkey = (index + d) << 8 | key;
+			if (lkey == self->mr.lkey || lkey == mr3.lkey)
+				continue;
+			refused += post_recv_lkey(self->fd, self->qp[1],
+						  self->buf, 64, lkey,
+						  &posted) == EINVAL;
+		}
+	}
+	EXPECT_EQ(9 * 256 - 2 + (mr3.lkey >> 8 < index - 4 ||
+				 mr3.lkey >> 8 > index + 4), refused);
+	/* nothing reached the device */
+	EXPECT_EQ(0, qp_to_error(self->fd, self->qp[1]));
+	usleep(100000);
+	EXPECT_EQ(0, raw_poll_cq(self->fd, self->cq, wc, 1));
+	close(fd2);
+}
+
+/* The DMA lkeys of kernel PDs, ours among them, as `rdma` shows them. */
+TEST_F(rc, local_dma_lkeys_of_kernel_pds_are_refused)
+{
+	struct rdmachan_send_wr wr = send_wr(IBV_WR_SEND, 1);
+	FILE *f = popen("rdma -d res show pd", "r");
+	unsigned int lkey, ours = 0, all = 0;
+	struct rdmachan_wc wc[1];
+	char line[512], *p;
+	__u32 posted = 0;
+
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f)) {
+		p = strstr(line, "local_dma_lkey ");
+		if (!p || sscanf(p, "local_dma_lkey %x", &lkey) != 1)
+			continue;
+		all++;
+		ours += !!strstr(line, "[rdmachan]");
+		EXPECT_EQ(EINVAL, post_recv_lkey(self->fd, self->qp[1],
+						 self->buf, 64, lkey,
+						 &posted));
+		EXPECT_EQ(0, posted);
+		EXPECT_EQ(EINVAL, raw_post_send1(self->fd, self->qp[0], &wr,
+						 self->buf, 64, lkey));
+	}
+	pclose(f);
+	EXPECT_LE(1, ours);
+	EXPECT_LE(ours, all);
+	EXPECT_EQ(0, raw_poll_cq(self->fd, self->cq, wc, 1));
+}
+
+TEST_F(rc, sges_outside_their_mr_are_refused)
+{
+	char *end = self->buf + 4 * BUF_SIZE;
+	__u32 lkey = self->mr.lkey, posted = 0;
+	struct rdmachan_wc wc[2];
+
+	EXPECT_EQ(EINVAL, post_recv_lkey(self->fd, self->qp[1],
+					 self->buf - 1, 16, lkey, &posted));
+	EXPECT_EQ(EINVAL, post_recv_lkey(self->fd, self->qp[1], end - 15, 16,
+					 lkey, &posted));
+	EXPECT_EQ(EINVAL, post_recv_lkey(self->fd, self->qp[1], end, 1, lkey,
+					 &posted));
+	EXPECT_EQ(EINVAL, post_recv_lkey(self->fd, self->qp[1], self->buf,
+					 4 * BUF_SIZE + 1, lkey, &posted));
+	EXPECT_EQ(EINVAL, post_recv_lkey(self->fd, self->qp[1], self->buf + 8,
+					 0xffffffff, lkey, &posted));
+	EXPECT_EQ(EINVAL, post_recv_lkey(self->fd, self->qp[1],
+					 (void *)(uintptr_t)-8, 16, lkey,
+					 &posted));
+	/* the whole MR, and its last byte, are fine */
+	EXPECT_EQ(0, post_recv_lkey(self->fd, self->qp[1], self->buf,
+				    4 * BUF_SIZE, lkey, &posted));
+	EXPECT_EQ(1, posted);
+	EXPECT_EQ(0, post_recv_lkey(self->fd, self->qp[1], end - 1, 1, lkey,
+				    &posted));
+	EXPECT_EQ(0, qp_to_error(self->fd, self->qp[1]));
+	EXPECT_EQ(2, raw_poll_n(self->fd, self->cq, wc, 2));
+	EXPECT_EQ(IBV_WC_WR_FLUSH_ERR, wc[0].status);
+	EXPECT_EQ(IBV_WC_WR_FLUSH_ERR, wc[1].status);
+}
+
+TEST_F(rc, memory_the_device_writes_needs_local_write)
+{
+	struct rdmachan_send_wr wr = send_wr(IBV_WR_RDMA_READ, 1);
+	char *ro = self->buf + 2 * BUF_SIZE;
+	struct rdmachan_wc wc[2];
+	struct raw_mr mr = {};
+	__u32 posted = 0;
+
+	ASSERT_EQ(0, raw_reg_mr(self->fd, self->pd, ro, BUF_SIZE,
+				IBV_ACCESS_REMOTE_READ, &mr));
+	EXPECT_EQ(EINVAL, post_recv_lkey(self->fd, self->qp[1], ro, 16,
+					 mr.lkey, &posted));
+	wr.remote_addr = (uintptr_t)self->buf;
+	wr.rkey = self->mr.rkey;
+	EXPECT_EQ(EINVAL, raw_post_send1(self->fd, self->qp[0], &wr, ro, 16,
+					 mr.lkey));
+	wr.opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
+	EXPECT_EQ(EINVAL, raw_post_send1(self->fd, self->qp[0], &wr, ro, 8,
+					 mr.lkey));
+	/* the device only reads what it sends */
+	ASSERT_EQ(0, post_recv_lkey(self->fd, self->qp[1], self->buf, 16,
+				    self->mr.lkey, &posted));
+	wr.opcode = IBV_WR_SEND;
+	ASSERT_EQ(0, raw_post_send1(self->fd, self->qp[0], &wr, ro, 16,
+				    mr.lkey));
+	ASSERT_EQ(2, raw_poll_n(self->fd, self->cq, wc, 2));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc[0].status);
+	EXPECT_EQ(IBV_WC_SUCCESS, wc[1].status);
+}
+
+TEST_F(rc, request_and_sge_limits)
+{
+	struct rdmachan_sge sges[8];
+	struct rdmachan_recv_wr rwr[2] = {};
+	struct rdmachan_send_wr swr = send_wr(IBV_WR_SEND, 1);
+	char big[2 * sizeof(struct rdmachan_send_wr)] = {};
+	__u32 posted = 0;
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		sges[i].addr = (uintptr_t)self->buf + i * 16;
+		sges[i].length = 16;
+		sges[i].lkey = self->mr.lkey;
+	}
+	/* more SGEs than the QP has room for */
+	rwr[0].num_sge = self->cap.max_recv_sge + 1;
+	EXPECT_EQ(EINVAL, raw_post(self->fd, RDMACHAN_IOC_POST_RECV,
+				   self->qp[1], rwr, 1, sizeof(rwr[0]), sges,
+				   rwr[0].num_sge, &posted));
+	swr.num_sge = self->cap.max_send_sge + 1;
+	EXPECT_EQ(EINVAL, raw_post(self->fd, RDMACHAN_IOC_POST_SEND,
+				   self->qp[0], &swr, 1, sizeof(swr), sges,
+				   swr.num_sge, &posted));
+	/* counts that do not add up */
+	rwr[0].num_sge = 1;
+	rwr[1].num_sge = 1;
+	EXPECT_EQ(EINVAL, raw_post(self->fd, RDMACHAN_IOC_POST_RECV,
+				   self->qp[1], rwr, 2, sizeof(rwr[0]), sges, 3,
+				   &posted));
+	EXPECT_EQ(EINVAL, raw_post(self->fd, RDMACHAN_IOC_POST_RECV,
+				   self->qp[1], rwr, 2, sizeof(rwr[0]), sges, 1,
+				   &posted));
+	EXPECT_EQ(EINVAL, raw_post(self->fd, RDMACHAN_IOC_POST_RECV,
+				   self->qp[1], rwr, 0, sizeof(rwr[0]), sges, 0,
+				   &posted));
+	EXPECT_EQ(EINVAL, raw_post(self->fd, RDMACHAN_IOC_POST_RECV,
+				   self->qp[1], rwr, RDMACHAN_MAX_POST_WRS + 1,
+				   sizeof(rwr[0]), sges, 2, &posted));
+	EXPECT_EQ(EINVAL, raw_post(self->fd, RDMACHAN_IOC_POST_RECV,
+				   self->qp[1], rwr, 1, sizeof(rwr[0]), sges,
+				   RDMACHAN_MAX_POST_SGES + 1, &posted));
+	EXPECT_EQ(EINVAL, raw_post(self->fd, RDMACHAN_IOC_POST_RECV,
+				   self->qp[1], rwr, 1, sizeof(rwr[0]) - 1, sges,
+				   1, &posted));
+	EXPECT_EQ(EFAULT, raw_post(self->fd, RDMACHAN_IOC_POST_RECV,
+				   self->qp[1], NULL, 1, sizeof(rwr[0]), sges, 1,
+				   &posted));
+	EXPECT_EQ(EFAULT, raw_post(self->fd, RDMACHAN_IOC_POST_RECV,
+				   self->qp[1], rwr, 1, sizeof(rwr[0]), NULL, 1,
+				   &posted));
+	rwr[0].__reserved = 1;
+	EXPECT_EQ(EINVAL, raw_post(self->fd, RDMACHAN_IOC_POST_RECV,
+				   self->qp[1], rwr, 1, sizeof(rwr[0]), sges, 1,
+				   &posted));
+	rwr[0].__reserved = 0;
+
+	/* send requests: flags, opcodes, reserved fields */
+	swr.num_sge = 1;
+	swr.send_flags = IBV_SEND_IP_CSUM;
+	EXPECT_EQ(EINVAL, raw_post_send1(self->fd, self->qp[0], &swr,
+					 self->buf, 16, self->mr.lkey));
+	swr.send_flags = 0x100;
+	EXPECT_EQ(EINVAL, raw_post_send1(self->fd, self->qp[0], &swr,
+					 self->buf, 16, self->mr.lkey));
+	swr.send_flags = IBV_SEND_SIGNALED;
+	swr.opcode = IBV_WR_LOCAL_INV;
+	EXPECT_EQ(EOPNOTSUPP, raw_post_send1(self->fd, self->qp[0], &swr,
+					     self->buf, 16, self->mr.lkey));
+	swr.opcode = IBV_WR_BIND_MW;
+	EXPECT_EQ(EOPNOTSUPP, raw_post_send1(self->fd, self->qp[0], &swr,
+					     self->buf, 16, self->mr.lkey));
+	/* the kernel's own IB_WR_REG_MR and friends */
+	for (swr.opcode = 12; swr.opcode < 0x40; swr.opcode++)
+		EXPECT_EQ(EINVAL, raw_post_send1(self->fd, self->qp[0], &swr,
+						 self->buf, 16,
+						 self->mr.lkey));
+	swr.opcode = IBV_WR_SEND;
+	swr.__reserved = 1;
+	EXPECT_EQ(EINVAL, raw_post_send1(self->fd, self->qp[0], &swr,
+					 self->buf, 16, self->mr.lkey));
+	swr.__reserved = 0;
+	swr.__reserved2 = 1;
+	EXPECT_EQ(EINVAL, raw_post_send1(self->fd, self->qp[0], &swr,
+					 self->buf, 16, self->mr.lkey));
+	swr.__reserved2 = 0;
+	/* a newer, longer request: a zero tail is fine, anything else not */
+	memcpy(big, &swr, sizeof(swr));
+	big[sizeof(big) - 1] = 1;
+	EXPECT_EQ(E2BIG, raw_post(self->fd, RDMACHAN_IOC_POST_SEND,
+				  self->qp[0], big, 1, sizeof(big), sges, 1,
+				  &posted));
+}
+
+/* A failed post reports how many went in; those complete. */
+TEST_F(rc, partial_post_reports_the_bad_request)
+{
+	struct rdmachan_recv_wr rwr[3] = {
+		{ .wr_id = 1, .num_sge = 1 }, { .wr_id = 2, .num_sge = 1 },
+		{ .wr_id = 3, .num_sge = 1 },
+	};
+	struct rdmachan_sge sges[3];
+	struct rdmachan_wc wc[3];
+	__u32 posted = 0;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		sges[i].addr = (uintptr_t)self->buf + i * 64;
+		sges[i].length = 64;
+		sges[i].lkey = self->mr.lkey;
+	}
+	sges[2].lkey ^= 0x80;
+	EXPECT_EQ(EINVAL, raw_post(self->fd, RDMACHAN_IOC_POST_RECV,
+				   self->qp[1], rwr, 3, sizeof(rwr[0]), sges, 3,
+				   &posted));
+	EXPECT_EQ(2, posted);
+	EXPECT_EQ(0, qp_to_error(self->fd, self->qp[1]));
+	ASSERT_EQ(2, raw_poll_n(self->fd, self->cq, wc, 3));
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(IBV_WC_WR_FLUSH_ERR, wc[i].status);
+		EXPECT_EQ(i + 1, wc[i].wr_id);
+		EXPECT_EQ(self->qpn[1], wc[i].qp_num);
+	}
+	usleep(100000);
+	EXPECT_EQ(0, raw_poll_cq(self->fd, self->cq, wc, 3));
+}
+
+TEST_F(rc, destroyed_and_foreign_handles)
+{
+	struct raw_qp_init init = { .qp_type = IBV_QPT_RC };
+	struct rdmachan_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	int fd2 = open("/dev/rdmachan", O_RDWR);
+	__u32 ctx2, cq2 = 0, pd2 = 0, qp = 0;
+	__u32 posted = 0;
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, raw_destroy(self->fd, self->qp[0]));
+	EXPECT_EQ(ENOENT, post_recv_lkey(self->fd, self->qp[0], self->buf, 16,
+					 self->mr.lkey, &posted));
+	EXPECT_EQ(0, posted);
+	EXPECT_EQ(ENOENT, raw_modify_qp(self->fd, self->qp[0], IBV_QP_STATE,
+					&a));
+	EXPECT_EQ(ENOENT, raw_query_qp(self->fd, self->qp[0], &a));
+	EXPECT_EQ(ENOENT, raw_destroy(self->fd, self->qp[0]));
+	/* the other QP of the pair is unaffected */
+	EXPECT_EQ(IBV_QPS_RTS, raw_qp_state(self->fd, self->qp[1]));
+
+	ctx2 = rdmachan_open_context(fd2, RDMACHAN_TEST_DEVICE);
+	ASSERT_NE(0, ctx2);
+	do {
+		ASSERT_EQ(0, raw_create_cq(fd2, ctx2, 4, RDMACHAN_NO_FD, 0,
+					   &cq2));
+	} while (cq2 <= self->qp[1]);
+	do {
+		ASSERT_EQ(0, raw_alloc_pd(fd2, ctx2, &pd2));
+	} while (pd2 <= cq2);
+	init.pd = self->pd;
+	init.send_cq = cq2;
+	init.recv_cq = self->cq;
+	EXPECT_EQ(ENOENT, raw_create_qp(self->fd, &init, &qp, NULL, NULL));
+	init.send_cq = self->cq;
+	init.pd = pd2;
+	EXPECT_EQ(ENOENT, raw_create_qp(self->fd, &init, &qp, NULL, NULL));
+	init.pd = self->pd;
+	init.srq = cq2;
+	EXPECT_EQ(ENOENT, raw_create_qp(self->fd, &init, &qp, NULL, NULL));
+	/* handles of the wrong type */
+	init.srq = 0;
+	init.recv_cq = self->pd;
+	EXPECT_EQ(ENOENT, raw_create_qp(self->fd, &init, &qp, NULL, NULL));
+	EXPECT_EQ(ENOENT, post_recv_lkey(self->fd, self->cq, self->buf, 16,
+					 self->mr.lkey, &posted));
+	close(fd2);
+}
+
+TEST_F(rc, pd_and_cq_in_use_are_busy)
+{
+	long pds = rdmachan_counter("pds"), cqs = rdmachan_counter("cqs");
+
+	EXPECT_EQ(EBUSY, raw_destroy(self->fd, self->pd));
+	EXPECT_EQ(EBUSY, raw_destroy(self->fd, self->cq));
+	EXPECT_EQ(pds, rdmachan_counter("pds"));
+	EXPECT_EQ(cqs, rdmachan_counter("cqs"));
+	/* and still work */
+	EXPECT_EQ(0, raw_notify_cq(self->fd, self->cq, 0));
+	EXPECT_EQ(0, raw_destroy(self->fd, self->qp[0]));
+	EXPECT_EQ(EBUSY, raw_destroy(self->fd, self->cq));
+	EXPECT_EQ(0, raw_destroy(self->fd, self->qp[1]));
+	EXPECT_EQ(EBUSY, raw_destroy(self->fd, self->pd));
+	EXPECT_EQ(0, raw_destroy(self->fd, self->cq));
+	EXPECT_EQ(0, raw_destroy(self->fd, self->mr.handle));
+	EXPECT_EQ(0, raw_destroy(self->fd, self->pd));
+	EXPECT_EQ(pds - 1, rdmachan_counter("pds"));
+	EXPECT_EQ(cqs - 1, rdmachan_counter("cqs"));
+}
+
+struct destroy_arg {
+	int fd;
+	__u32 handle;
+	volatile int done;
+	int ret;
+};
+
+static void *destroy_in_thread(void *p)
+{
+	struct destroy_arg *a = p;
+
+	a->ret = raw_destroy(a->fd, a->handle);
+	a->done = 1;
+	return NULL;
+}
+
+/* A completion on an armed CQ is one event on its channel. */
+static int one_completion(FIXTURE_DATA(rc) *self, __u64 wr_id)
+{
+	struct rdmachan_send_wr wr = send_wr(IBV_WR_SEND, wr_id);
+	int ret;
+
+	ret = raw_post_recv1(self->fd, self->qp[1], wr_id, self->buf, 16,
+			     self->mr.lkey);
+	if (!ret)
+		ret = raw_post_send1(self->fd, self->qp[0], &wr,
+				     self->buf + 64, 16, self->mr.lkey);
+	return ret;
+}
+
+TEST_F(rc, cq_events_on_the_channel)
+{
+	struct pollfd pfd = { .fd = self->chfd, .events = POLLIN };
+	struct rdmachan_get_cq_event ev;
+	struct rdmachan_wc wc[2];
+
+	ASSERT_EQ(0, raw_notify_cq(self->fd, self->cq, 0));
+	ASSERT_EQ(0, one_completion(self, 1));
+	ASSERT_EQ(1, poll(&pfd, 1, 5000));
+	ASSERT_EQ(0, raw_get_cq_event(self->chfd, 0, &ev));
+	EXPECT_EQ(self->cq, ev.out_cq);
+	EXPECT_EQ(0xc0, ev.out_user_context);
+	EXPECT_EQ(2, raw_poll_n(self->fd, self->cq, wc, 2));
+	/* not armed again: no event */
+	ASSERT_EQ(0, one_completion(self, 2));
+	EXPECT_EQ(2, raw_poll_n(self->fd, self->cq, wc, 2));
+	EXPECT_EQ(0, poll(&pfd, 1, 200));
+	EXPECT_EQ(EAGAIN, raw_get_cq_event(self->chfd,
+					   RDMACHAN_GET_CQ_EVENT_NONBLOCK,
+					   &ev));
+	/* more acks than events taken: none is taken */
+	EXPECT_EQ(EINVAL, raw_ack_cq(self->fd, self->cq, 2));
+	EXPECT_EQ(0, raw_ack_cq(self->fd, self->cq, 1));
+	EXPECT_EQ(EINVAL, raw_ack_cq(self->fd, self->cq, 1));
+
+	/* arming again with the completions already polled */
+	ASSERT_EQ(0, raw_notify_cq(self->fd, self->cq, 0));
+	ASSERT_EQ(0, one_completion(self, 3));
+	ASSERT_EQ(1, poll(&pfd, 1, 5000));
+	ASSERT_EQ(0, raw_get_cq_event(self->chfd, 0, &ev));
+	EXPECT_EQ(2, raw_poll_n(self->fd, self->cq, wc, 2));
+	EXPECT_EQ(0, raw_notify_cq(self->fd, self->cq, 1));
+}
+
+/* Destroying a CQ waits, with its handle alive, for its events' acks. */
+TEST_F(rc, cq_destroy_waits_for_the_ack)
+{
+	struct rdmachan_get_cq_event ev;
+	struct destroy_arg arg = { .fd = self->fd, .handle = self->cq };
+	struct rdmachan_wc wc[2];
+	pthread_t thread;
+
+	ASSERT_EQ(0, raw_notify_cq(self->fd, self->cq, 0));
+	ASSERT_EQ(0, one_completion(self, 1));
+	ASSERT_EQ(0, raw_get_cq_event(self->chfd, 0, &ev));
+	EXPECT_EQ(2, raw_poll_n(self->fd, self->cq, wc, 2));
+	ASSERT_EQ(0, raw_destroy(self->fd, self->qp[0]));
+	ASSERT_EQ(0, raw_destroy(self->fd, self->qp[1]));
+
+	ASSERT_EQ(0, pthread_create(&thread, NULL, destroy_in_thread, &arg));
+	usleep(300000);
+	EXPECT_EQ(0, arg.done);
+	/* the handle still works while the destroy waits */
+	EXPECT_EQ(0, raw_poll_cq(self->fd, self->cq, wc, 2));
+	EXPECT_EQ(0, raw_ack_cq(self->fd, self->cq, 1));
+	pthread_join(thread, NULL);
+	EXPECT_EQ(1, arg.done);
+	EXPECT_EQ(0, arg.ret);
+	EXPECT_EQ(-ENOENT, raw_poll_cq(self->fd, self->cq, wc, 2));
+}
+
+/* One end of a CM connection: its own file, objects and CM id. */
+struct side {
+	int fd;
+	__u32 ctx, pd, cq, id, qp, qpn;
+	char *buf;
+	struct raw_mr mr;
+};
+
+static void side_open(struct __test_metadata *_metadata, struct side *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->fd = open("/dev/rdmachan", O_RDWR);
+	ASSERT_LE(0, s->fd);
+	s->ctx = rdmachan_open_context(s->fd, RDMACHAN_TEST_DEVICE);
+	ASSERT_NE(0, s->ctx);
+	ASSERT_EQ(0, raw_alloc_pd(s->fd, s->ctx, &s->pd));
+	ASSERT_EQ(0, raw_create_cq(s->fd, s->ctx, 64, RDMACHAN_NO_FD, 0,
+				   &s->cq));
+	s->buf = mmap(NULL, BUF_SIZE, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, s->buf);
+	ASSERT_EQ(0, raw_reg_mr(s->fd, s->pd, s->buf, BUF_SIZE, ALL_ACCESS,
+				&s->mr));
+}
+
+static void side_close(struct side *s)
+{
+	close(s->fd);
+	munmap(s->buf, BUF_SIZE);
+}
+
+/* A QP made for the side's CM id @id, in the file @cm_fd. */
+static int side_qp_for(struct side *s, int cm_fd, __u32 id, __u32 type)
+{
+	struct raw_qp_init init = {
+		.pd = s->pd, .send_cq = s->cq, .recv_cq = s->cq,
+		.qp_type = type, .flags = RDMACHAN_CREATE_QP_CM_ID,
+		.cm_fd = cm_fd, .cm_id = id,
+	};
+
+	return raw_create_qp(s->fd, &init, &s->qp, &s->qpn, NULL);
+}
+
+/* Client @c connects to server @srv; both ids get a kernel QP. */
+static void cm_connect_pair(struct __test_metadata *_metadata,
+			    struct side *c, struct side *srv, __u32 *listen)
+{
+	struct rdmachan_cm_event ev;
+	__u16 port;
+
+	ASSERT_EQ(0, raw_create_id(srv->fd, RDMA_PS_TCP, 0, listen));
+	ASSERT_EQ(0, raw_listen(srv->fd, *listen, 8, &port));
+	ASSERT_EQ(0, raw_create_id(c->fd, RDMA_PS_TCP, 0, &c->id));
+	ASSERT_EQ(0, raw_resolve_addr(c->fd, c->id, port));
+	ASSERT_EQ(0, raw_expect(c->fd, c->id, RDMA_CM_EVENT_ADDR_RESOLVED,
+				NULL));
+	ASSERT_EQ(0, raw_id_cmd(c->fd, RDMACHAN_IOC_RESOLVE_ROUTE, c->id,
+				2000));
+	ASSERT_EQ(0, raw_expect(c->fd, c->id, RDMA_CM_EVENT_ROUTE_RESOLVED,
+				NULL));
+	ASSERT_EQ(0, side_qp_for(c, c->fd, c->id, IBV_QPT_RC));
+	/* the CM moved it to INIT */
+	EXPECT_EQ(IBV_QPS_INIT, raw_qp_state(c->fd, c->qp));
+	ASSERT_EQ(0, raw_connect(c->fd, RDMACHAN_IOC_CONNECT, c->id, NULL));
+	ASSERT_EQ(0, raw_expect(srv->fd, *listen,
+				RDMA_CM_EVENT_CONNECT_REQUEST, &ev));
+	EXPECT_EQ(c->qpn, ev.qp_num);
+	srv->id = ev.new_id_handle;
+	ASSERT_EQ(0, side_qp_for(srv, srv->fd, srv->id, IBV_QPT_RC));
+	ASSERT_EQ(0, raw_connect(srv->fd, RDMACHAN_IOC_ACCEPT, srv->id, NULL));
+	/* ESTABLISHED, not CONNECT_RESPONSE: the CM finished it */
+	ASSERT_EQ(0, raw_expect(c->fd, c->id, RDMA_CM_EVENT_ESTABLISHED, &ev));
+	EXPECT_EQ(srv->qpn, ev.qp_num);
+	ASSERT_EQ(0, raw_expect(srv->fd, srv->id, RDMA_CM_EVENT_ESTABLISHED,
+				NULL));
+	EXPECT_EQ(IBV_QPS_RTS, raw_qp_state(c->fd, c->qp));
+	EXPECT_EQ(IBV_QPS_RTS, raw_qp_state(srv->fd, srv->qp));
+}
+
+static int post_recvs(struct side *s, int n, __u64 first_wr_id)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < n && !ret; i++)
+		ret = raw_post_recv1(s->fd, s->qp, first_wr_id + i,
+				     s->buf + 2048 + i * 64, 64, s->mr.lkey);
+	return ret;
+}
+
+/* Polls exactly @n flushed completions from @first_wr_id on, then none. */
+static void expect_flushed(struct __test_metadata *_metadata, struct side *s,
+			   int n, __u64 first_wr_id)
+{
+	struct rdmachan_wc wc[16];
+	int i;
+
+	ASSERT_EQ(n, raw_poll_n(s->fd, s->cq, wc, n));
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(IBV_WC_WR_FLUSH_ERR, wc[i].status);
+		EXPECT_EQ(first_wr_id + i, wc[i].wr_id);
+		EXPECT_EQ(s->qpn, wc[i].qp_num);
+	}
+	usleep(200000);
+	EXPECT_EQ(0, raw_poll_cq(s->fd, s->cq, wc, 16));
+}
+
+TEST(cm_rc_exchange_then_disconnect_flushes_both_sides)
+{
+	struct rdmachan_send_wr wr = send_wr(IBV_WR_SEND, 1);
+	long objects = verbs_objects();
+	struct side c, srv;
+	struct rdmachan_wc wc[2];
+	__u32 listen = 0;
+	int i;
+
+	side_open(_metadata, &c);
+	side_open(_metadata, &srv);
+	cm_connect_pair(_metadata, &c, &srv, &listen);
+
+	for (i = 0; i < 1500; i++)
+		c.buf[i] = (char)(i * 13);
+	ASSERT_EQ(0, raw_post_recv1(srv.fd, srv.qp, 7, srv.buf, 1500,
+				    srv.mr.lkey));
+	ASSERT_EQ(0, raw_post_send1(c.fd, c.qp, &wr, c.buf, 1500, c.mr.lkey));
+	ASSERT_EQ(1, raw_poll_n(srv.fd, srv.cq, wc, 1));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc[0].status);
+	EXPECT_EQ(1500, wc[0].byte_len);
+	EXPECT_EQ(0, memcmp(c.buf, srv.buf, 1500));
+	ASSERT_EQ(1, raw_poll_n(c.fd, c.cq, wc, 1));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc[0].status);
+
+	/* K receives each side; the client disconnects */
+	ASSERT_EQ(0, post_recvs(&c, 5, 100));
+	ASSERT_EQ(0, post_recvs(&srv, 5, 200));
+	ASSERT_EQ(0, raw_id_cmd(c.fd, RDMACHAN_IOC_DISCONNECT, c.id, 0));
+	/* the CM moves the disconnecting side's QP at once */
+	EXPECT_EQ(IBV_QPS_ERR, raw_qp_state(c.fd, c.qp));
+	ASSERT_EQ(0, raw_expect(srv.fd, srv.id, RDMA_CM_EVENT_DISCONNECTED,
+				NULL));
+	/* the other side's QP is in error by the time the event is read */
+	EXPECT_EQ(IBV_QPS_ERR, raw_qp_state(srv.fd, srv.qp));
+	expect_flushed(_metadata, &srv, 5, 200);
+	/* its disconnect answers the peer's */
+	ASSERT_EQ(0, raw_id_cmd(srv.fd, RDMACHAN_IOC_DISCONNECT, srv.id, 0));
+	ASSERT_EQ(0, raw_expect(c.fd, c.id, RDMA_CM_EVENT_DISCONNECTED, NULL));
+	expect_flushed(_metadata, &c, 5, 100);
+	EXPECT_EQ(IBV_QPS_ERR, raw_qp_state(srv.fd, srv.qp));
+
+	side_close(&c);
+	side_close(&srv);
+	EXPECT_EQ(objects, verbs_objects());
+}
+
+TEST(cm_reject_flushes_the_client_qp)
+{
+	struct rdmachan_reject rej = { .size = sizeof(rej) };
+	long objects = verbs_objects();
+	struct rdmachan_cm_event ev;
+	struct side c, srv;
+	__u32 listen = 0;
+	__u16 port;
+
+	side_open(_metadata, &c);
+	side_open(_metadata, &srv);
+	ASSERT_EQ(0, raw_create_id(srv.fd, RDMA_PS_TCP, 0, &listen));
+	ASSERT_EQ(0, raw_listen(srv.fd, listen, 8, &port));
+	ASSERT_EQ(0, raw_create_id(c.fd, RDMA_PS_TCP, 0, &c.id));
+	ASSERT_EQ(0, raw_resolve_addr(c.fd, c.id, port));
+	ASSERT_EQ(0, raw_expect(c.fd, c.id, RDMA_CM_EVENT_ADDR_RESOLVED, NULL));
+	ASSERT_EQ(0, raw_id_cmd(c.fd, RDMACHAN_IOC_RESOLVE_ROUTE, c.id, 2000));
+	ASSERT_EQ(0, raw_expect(c.fd, c.id, RDMA_CM_EVENT_ROUTE_RESOLVED,
+				NULL));
+	ASSERT_EQ(0, side_qp_for(&c, c.fd, c.id, IBV_QPT_RC));
+	ASSERT_EQ(0, post_recvs(&c, 3, 10));
+	ASSERT_EQ(0, raw_connect(c.fd, RDMACHAN_IOC_CONNECT, c.id, NULL));
+	ASSERT_EQ(0, raw_expect(srv.fd, listen, RDMA_CM_EVENT_CONNECT_REQUEST,
+				&ev));
+	rej.handle = ev.new_id_handle;
+	ASSERT_EQ(0, ioctl(srv.fd, RDMACHAN_IOC_REJECT, &rej));
+	ASSERT_EQ(0, raw_expect(c.fd, c.id, RDMA_CM_EVENT_REJECTED, NULL));
+	EXPECT_EQ(IBV_QPS_ERR, raw_qp_state(c.fd, c.qp));
+	expect_flushed(_metadata, &c, 3, 10);
+	side_close(&c);
+	side_close(&srv);
+	EXPECT_EQ(objects, verbs_objects());
+}
+
+/* The id may go first (the QP stays, standalone) or the QP may. */
+TEST(cm_qp_and_id_destroyed_in_either_order)
+{
+	struct rdmachan_send_wr wr = send_wr(IBV_WR_SEND, 1);
+	long objects = verbs_objects(), ids = rdmachan_counter("cm_ids");
+	struct side c, srv;
+	struct rdmachan_wc wc[1];
+	__u32 listen = 0;
+
+	side_open(_metadata, &c);
+	side_open(_metadata, &srv);
+	cm_connect_pair(_metadata, &c, &srv, &listen);
+
+	/* the server's QP goes first; its id stays */
+	ASSERT_EQ(0, raw_destroy(srv.fd, srv.qp));
+	EXPECT_EQ(-ENOENT, raw_qp_state(srv.fd, srv.qp));
+	/* the client's id goes first: its QP stays, outside the CM */
+	ASSERT_EQ(0, raw_destroy(c.fd, c.id));
+	EXPECT_EQ(IBV_QPS_RTS, raw_qp_state(c.fd, c.qp));
+	ASSERT_EQ(0, raw_post_send1(c.fd, c.qp, &wr, c.buf, 16, c.mr.lkey));
+	ASSERT_EQ(0, qp_to_error(c.fd, c.qp));
+	ASSERT_EQ(1, raw_poll_n(c.fd, c.cq, wc, 1));
+	EXPECT_EQ(1, wc[0].wr_id);
+	ASSERT_EQ(0, raw_destroy(c.fd, c.qp));
+	ASSERT_EQ(0, raw_destroy(srv.fd, srv.id));
+	EXPECT_EQ(ids + 1, rdmachan_counter("cm_ids"));
+	/* the id that lost its QP can take a new one */
+	side_close(&c);
+	side_close(&srv);
+	EXPECT_EQ(objects, verbs_objects());
+	EXPECT_EQ(ids, rdmachan_counter("cm_ids"));
+}
+
+/* Both files close with the connection up, in either order. */
+TEST(cm_files_close_with_connection_up)
+{
+	long objects = verbs_objects(), ids = rdmachan_counter("cm_ids");
+	struct side c, srv;
+	__u32 listen = 0;
+	int round;
+
+	for (round = 0; round < 2; round++) {
+		side_open(_metadata, &c);
+		side_open(_metadata, &srv);
+		cm_connect_pair(_metadata, &c, &srv, &listen);
+		ASSERT_EQ(0, post_recvs(&c, 4, 1));
+		ASSERT_EQ(0, post_recvs(&srv, 4, 1));
+		if (round) {
+			side_close(&srv);
+			side_close(&c);
+		} else {
+			side_close(&c);
+			side_close(&srv);
+		}
+	}
+	EXPECT_EQ(objects, verbs_objects());
+	EXPECT_EQ(ids, rdmachan_counter("cm_ids"));
+}
+
+TEST(cm_qp_refusals)
+{
+	struct rdmachan_cm_event ev;
+	struct side s;
+	__u32 id = 0, id2 = 0, qp = 0;
+	int chfd = -1, fd2, status;
+	pid_t pid;
+
+	side_open(_metadata, &s);
+	fd2 = open("/dev/rdmachan", O_RDWR);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, raw_create_id(s.fd, RDMA_PS_TCP, 0, &id));
+	/* not bound to a device yet */
+	EXPECT_EQ(EINVAL, side_qp_for(&s, s.fd, id, IBV_QPT_RC));
+	ASSERT_EQ(0, raw_bind(s.fd, id, 0, NULL));
+	/* the id's QP type is RC */
+	EXPECT_EQ(EINVAL, side_qp_for(&s, s.fd, id, IBV_QPT_UD));
+	EXPECT_EQ(ENOENT, side_qp_for(&s, s.fd, id + 100, IBV_QPT_RC));
+	EXPECT_EQ(EBADF, side_qp_for(&s, 9999, id, IBV_QPT_RC));
+	ASSERT_EQ(0, raw_create_channel(s.fd, &chfd));
+	EXPECT_EQ(EINVAL, side_qp_for(&s, chfd, id, IBV_QPT_RC));
+	/* an id of another file of this process is fine */
+	ASSERT_EQ(0, raw_create_id(fd2, RDMA_PS_TCP, 0, &id2));
+	ASSERT_EQ(0, raw_bind(fd2, id2, 0, NULL));
+	ASSERT_EQ(0, side_qp_for(&s, fd2, id2, IBV_QPT_RC));
+	qp = s.qp;
+	EXPECT_EQ(IBV_QPS_INIT, raw_qp_state(s.fd, qp));
+	/* one QP per id */
+	EXPECT_EQ(EINVAL, side_qp_for(&s, fd2, id2, IBV_QPT_RC));
+	/* the other file goes: the QP stays */
+	close(fd2);
+	EXPECT_EQ(IBV_QPS_INIT, raw_qp_state(s.fd, qp));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct side t;
+
+		side_open(_metadata, &t);
+		/* an id of a file of another process */
+		_exit(side_qp_for(&t, s.fd, id, IBV_QPT_RC) == EACCES ? 0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	/* nothing happened on the ids */
+	EXPECT_EQ(ETIMEDOUT, raw_get_event(s.fd, &ev, 0));
+	close(chfd);
+	side_close(&s);
+}
+
+/*
+ * A process killed while it moves data over a CM connection of its own:
+ * closing its files frees every object, whatever was in flight.
+ */
+TEST(killed_mid_transfer_frees_everything)
+{
+	long objects = verbs_objects(), ids = rdmachan_counter("cm_ids");
+	long events = rdmachan_counter("cm_events");
+	int status, i, ready[2];
+	char c;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(ready));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct rdmachan_send_wr wr = send_wr(IBV_WR_SEND, 1);
+		struct rdmachan_wc wc[16];
+		struct side cl, sv;
+		__u32 listen = 0;
+		int n;
+
+		side_open(_metadata, &cl);
+		side_open(_metadata, &sv);
+		cm_connect_pair(_metadata, &cl, &sv, &listen);
+		if (write(ready[1], "x", 1) != 1)
+			_exit(1);
+		for (;;) {
+			for (n = 0; n < 8; n++) {
+				raw_post_recv1(sv.fd, sv.qp, n, sv.buf, 256,
+					       sv.mr.lkey);
+				raw_post_send1(cl.fd, cl.qp, &wr, cl.buf, 256,
+					       cl.mr.lkey);
+			}
+			raw_poll_cq(sv.fd, sv.cq, wc, 16);
+			raw_poll_cq(cl.fd, cl.cq, wc, 16);
+		}
+	}
+	close(ready[1]);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	usleep(500000);
+	kill(pid, SIGKILL);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFSIGNALED(status));
+	for (i = 0; i < 100 && (verbs_objects() != objects ||
+				rdmachan_counter("cm_ids") != ids); i++)
+		usleep(50000);
+	EXPECT_EQ(objects, verbs_objects());
+	EXPECT_EQ(ids, rdmachan_counter("cm_ids"));
+	EXPECT_EQ(events, rdmachan_counter("cm_events"));
+	close(ready[0]);
+}
+
 /*
  * The IB device goes away under live objects: the module tears them down
  * at once (or `rdma link delete` would hang), the handles stay, calls on
