@@ -1430,6 +1430,394 @@ TEST(killed_mid_transfer_frees_everything)
 	close(ready[0]);
 }
 
+/* RESET to RTS for a UD QP with Q_Key @qkey. */
+static int ud_ready(int fd, __u32 qp, __u32 qkey)
+{
+	struct rdmachan_qp_attr a = {};
+	int ret;
+
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qkey = qkey;
+	ret = raw_modify_qp(fd, qp, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			    IBV_QP_PORT | IBV_QP_QKEY, &a);
+	if (ret)
+		return ret;
+	a.qp_state = IBV_QPS_RTR;
+	ret = raw_modify_qp(fd, qp, IBV_QP_STATE, &a);
+	if (ret)
+		return ret;
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 7;
+	return raw_modify_qp(fd, qp, IBV_QP_STATE | IBV_QP_SQ_PSN, &a);
+}
+
+static int create_ah(int fd, __u32 pd, const struct rdmachan_ah_attr *attr,
+		     __u32 *ah)
+{
+	struct rdmachan_create_ah cmd = {
+		.size = sizeof(cmd), .pd = pd, .attr = *attr,
+	};
+
+	if (ioctl(fd, RDMACHAN_IOC_CREATE_AH, &cmd))
+		return errno;
+	*ah = cmd.out_handle;
+	return 0;
+}
+
+static int ud_send(int fd, __u32 qp, __u32 ah, __u32 qpn, __u32 qkey,
+		   void *addr, __u32 len, __u32 lkey)
+{
+	struct rdmachan_send_wr wr = send_wr(IBV_WR_SEND, 9);
+
+	wr.ah = ah;
+	wr.remote_qpn = qpn;
+	wr.remote_qkey = qkey;
+	return raw_post_send1(fd, qp, &wr, addr, len, lkey);
+}
+
+#define GRH 40
+#define QKEY 0x11110000
+
+TEST_F(verbs, ud_datagram_to_itself_through_an_ah)
+{
+	struct raw_qp_init init = { .pd = self->pd, .qp_type = IBV_QPT_UD };
+	struct rdmachan_ah_attr attr;
+	struct rdmachan_wc wc[2];
+	struct rdmachan_send_wr wr;
+	__u32 cq = 0, qp = 0, qpn = 0, ah = 0, ah2 = 0, pd2 = 0;
+	__u32 ctx2, pd3 = 0, ah3 = 0;
+	struct raw_mr mr = {};
+	int fd2, i, recv = -1;
+	char *rbuf = self->buf + BUF_SIZE;
+
+	ASSERT_EQ(0, raw_create_cq(self->fd, self->ctx, 16, RDMACHAN_NO_FD, 0,
+				   &cq));
+	init.send_cq = cq;
+	init.recv_cq = cq;
+	ASSERT_EQ(0, raw_create_qp(self->fd, &init, &qp, &qpn, NULL));
+	ASSERT_EQ(0, ud_ready(self->fd, qp, QKEY));
+	ASSERT_EQ(0, raw_reg_mr(self->fd, self->pd, self->buf, 2 * BUF_SIZE,
+				LOCAL_WRITE, &mr));
+	ah_to_self(self->fd, self->ctx, &attr);
+	ASSERT_EQ(0, create_ah(self->fd, self->pd, &attr, &ah));
+
+	for (i = 0; i < 200; i++)
+		self->buf[i] = (char)(i ^ 0x5a);
+	ASSERT_EQ(0, raw_post_recv1(self->fd, qp, 3, rbuf, GRH + 200,
+				    mr.lkey));
+	ASSERT_EQ(0, ud_send(self->fd, qp, ah, qpn, QKEY, self->buf, 200,
+			     mr.lkey));
+	ASSERT_EQ(2, raw_poll_n(self->fd, cq, wc, 2));
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(IBV_WC_SUCCESS, wc[i].status);
+		if (wc[i].wr_id == 3)
+			recv = i;
+	}
+	ASSERT_LE(0, recv);
+	EXPECT_EQ(GRH + 200, wc[recv].byte_len);
+	EXPECT_EQ(qpn, wc[recv].src_qp);
+	EXPECT_EQ(IBV_WC_GRH, wc[recv].wc_flags & IBV_WC_GRH);
+	EXPECT_EQ(0, memcmp(self->buf, rbuf + GRH, 200));
+
+	/* a wrong Q_Key is dropped by the receiver */
+	ASSERT_EQ(0, raw_post_recv1(self->fd, qp, 4, rbuf, GRH + 200,
+				    mr.lkey));
+	ASSERT_EQ(0, ud_send(self->fd, qp, ah, qpn, QKEY + 1, self->buf, 200,
+			     mr.lkey));
+	ASSERT_EQ(1, raw_poll_n(self->fd, cq, wc, 1));
+	EXPECT_EQ(9, wc[0].wr_id);
+	usleep(200000);
+	EXPECT_EQ(0, raw_poll_cq(self->fd, cq, wc, 2));
+
+	/* no RDMA on UD, AHs of this file and of the QP's PD only */
+	wr = send_wr(IBV_WR_RDMA_WRITE, 1);
+	wr.ah = ah;
+	EXPECT_EQ(EINVAL, raw_post_send1(self->fd, qp, &wr, self->buf, 8,
+					 mr.lkey));
+	EXPECT_EQ(ENOENT, ud_send(self->fd, qp, ah + 100, qpn, QKEY,
+				  self->buf, 8, mr.lkey));
+	EXPECT_EQ(ENOENT, ud_send(self->fd, qp, self->pd, qpn, QKEY,
+				  self->buf, 8, mr.lkey));
+	ASSERT_EQ(0, raw_alloc_pd(self->fd, self->ctx, &pd2));
+	ASSERT_EQ(0, create_ah(self->fd, pd2, &attr, &ah2));
+	EXPECT_EQ(EINVAL, ud_send(self->fd, qp, ah2, qpn, QKEY, self->buf, 8,
+				  mr.lkey));
+	fd2 = open("/dev/rdmachan", O_RDWR);
+	ASSERT_LE(0, fd2);
+	ctx2 = rdmachan_open_context(fd2, RDMACHAN_TEST_DEVICE);
+	ASSERT_EQ(0, raw_alloc_pd(fd2, ctx2, &pd3));
+	do {
+		ASSERT_EQ(0, create_ah(fd2, pd3, &attr, &ah3));
+	} while (ah3 <= ah2);
+	EXPECT_EQ(ENOENT, ud_send(self->fd, qp, ah3, qpn, QKEY, self->buf, 8,
+				  mr.lkey));
+	close(fd2);
+
+	/* the PD holds AHs: busy */
+	EXPECT_EQ(EBUSY, raw_destroy(self->fd, pd2));
+	EXPECT_EQ(0, raw_destroy(self->fd, ah2));
+	EXPECT_EQ(0, raw_destroy(self->fd, pd2));
+	EXPECT_EQ(0, raw_destroy(self->fd, qp));
+	EXPECT_EQ(0, raw_destroy(self->fd, ah));
+}
+
+TEST_F(verbs, ah_attributes_are_checked)
+{
+	struct rdmachan_ah_attr attr;
+	__u32 ah = 0;
+
+	ah_to_self(self->fd, self->ctx, &attr);
+	attr.port_num = 2;
+	EXPECT_EQ(EINVAL, create_ah(self->fd, self->pd, &attr, &ah));
+	attr.port_num = 0;
+	EXPECT_EQ(EINVAL, create_ah(self->fd, self->pd, &attr, &ah));
+	attr.port_num = 1;
+	/* RoCE needs a GRH */
+	attr.is_global = 0;
+	EXPECT_EQ(EINVAL, create_ah(self->fd, self->pd, &attr, &ah));
+	attr.is_global = 1;
+	attr.__reserved[1] = 1;
+	EXPECT_EQ(EINVAL, create_ah(self->fd, self->pd, &attr, &ah));
+	attr.__reserved[1] = 0;
+	attr.sgid_index = 200;
+	EXPECT_NE(0, create_ah(self->fd, self->pd, &attr, &ah));
+	ah_to_self(self->fd, self->ctx, &attr);
+	EXPECT_EQ(ENOENT, create_ah(self->fd, self->ctx, &attr, &ah));
+	ASSERT_EQ(0, create_ah(self->fd, self->pd, &attr, &ah));
+	EXPECT_EQ(0, raw_destroy(self->fd, ah));
+}
+
+static int create_srq(int fd, __u32 pd, __u32 max_wr, __u32 *srq,
+		      struct rdmachan_srq_attr *out)
+{
+	struct rdmachan_create_srq cmd = {
+		.size = sizeof(cmd), .pd = pd,
+		.attr = { .max_wr = max_wr, .max_sge = 1 },
+	};
+
+	if (ioctl(fd, RDMACHAN_IOC_CREATE_SRQ, &cmd))
+		return errno;
+	*srq = cmd.out_handle;
+	if (out)
+		*out = cmd.out_attr;
+	return 0;
+}
+
+TEST_F(verbs, srq_feeds_a_qp)
+{
+	struct raw_qp_init init = { .pd = self->pd, .qp_type = IBV_QPT_UD };
+	struct rdmachan_modify_srq mod = { .size = sizeof(mod) };
+	struct rdmachan_recv_wr rwr = { .wr_id = 77, .num_sge = 1 };
+	struct rdmachan_srq_attr sattr = {};
+	struct rdmachan_ah_attr attr;
+	struct rdmachan_wc wc[2];
+	struct rdmachan_sge sge;
+	__u32 cq = 0, qp = 0, qpn = 0, ah = 0, srq = 0, posted = 0;
+	struct raw_mr mr = {}, ro = {};
+	int i, recv = -1;
+
+	ASSERT_EQ(0, raw_create_cq(self->fd, self->ctx, 16, RDMACHAN_NO_FD, 0,
+				   &cq));
+	ASSERT_EQ(0, create_srq(self->fd, self->pd, 16, &srq, &sattr));
+	EXPECT_LE(16, sattr.max_wr);
+	EXPECT_LE(1, sattr.max_sge);
+	init.send_cq = cq;
+	init.recv_cq = cq;
+	init.srq = srq;
+	ASSERT_EQ(0, raw_create_qp(self->fd, &init, &qp, &qpn, NULL));
+	ASSERT_EQ(0, ud_ready(self->fd, qp, QKEY));
+	ASSERT_EQ(0, raw_reg_mr(self->fd, self->pd, self->buf, 2 * BUF_SIZE,
+				LOCAL_WRITE, &mr));
+	ah_to_self(self->fd, self->ctx, &attr);
+	ASSERT_EQ(0, create_ah(self->fd, self->pd, &attr, &ah));
+
+	sge.addr = (uintptr_t)self->buf + BUF_SIZE;
+	sge.length = GRH + 64;
+	sge.lkey = mr.lkey;
+	ASSERT_EQ(0, raw_post(self->fd, RDMACHAN_IOC_POST_SRQ_RECV, srq, &rwr,
+			      1, sizeof(rwr), &sge, 1, &posted));
+	EXPECT_EQ(1, posted);
+	/* the QP takes its receives from the SRQ only */
+	EXPECT_NE(0, raw_post_recv1(self->fd, qp, 1, self->buf, 64, mr.lkey));
+	/* SRQ receives are checked as any */
+	ASSERT_EQ(0, raw_reg_mr(self->fd, self->pd, self->buf, 64,
+				IBV_ACCESS_REMOTE_READ, &ro));
+	sge.lkey = ro.lkey;
+	EXPECT_EQ(EINVAL, raw_post(self->fd, RDMACHAN_IOC_POST_SRQ_RECV, srq,
+				   &rwr, 1, sizeof(rwr), &sge, 1, &posted));
+	EXPECT_EQ(ENOENT, raw_post(self->fd, RDMACHAN_IOC_POST_SRQ_RECV, qp,
+				   &rwr, 1, sizeof(rwr), &sge, 1, &posted));
+
+	for (i = 0; i < 64; i++)
+		self->buf[i] = (char)i;
+	ASSERT_EQ(0, ud_send(self->fd, qp, ah, qpn, QKEY, self->buf, 64,
+			     mr.lkey));
+	ASSERT_EQ(2, raw_poll_n(self->fd, cq, wc, 2));
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(IBV_WC_SUCCESS, wc[i].status);
+		if (wc[i].wr_id == 77)
+			recv = i;
+	}
+	ASSERT_LE(0, recv);
+	EXPECT_EQ(0, memcmp(self->buf, self->buf + BUF_SIZE + GRH, 64));
+
+	/* limit, query */
+	mod.srq = srq;
+	mod.attr_mask = IBV_SRQ_LIMIT;
+	mod.attr.srq_limit = 4;
+	EXPECT_EQ(0, ioctl(self->fd, RDMACHAN_IOC_MODIFY_SRQ, &mod));
+	memset(&mod.attr, 0, sizeof(mod.attr));
+	mod.attr_mask = 0;
+	ASSERT_EQ(0, ioctl(self->fd, RDMACHAN_IOC_QUERY_SRQ, &mod));
+	EXPECT_EQ(4, mod.attr.srq_limit);
+	EXPECT_LE(16, mod.attr.max_wr);
+	mod.attr_mask = IBV_SRQ_LIMIT;
+	EXPECT_EQ(-1, ioctl(self->fd, RDMACHAN_IOC_QUERY_SRQ, &mod));
+	EXPECT_EQ(EINVAL, errno);
+	mod.attr_mask = 4;
+	EXPECT_EQ(-1, ioctl(self->fd, RDMACHAN_IOC_MODIFY_SRQ, &mod));
+	EXPECT_EQ(EINVAL, errno);
+
+	/* in use by the QP */
+	EXPECT_EQ(EBUSY, raw_destroy(self->fd, srq));
+	EXPECT_EQ(0, raw_destroy(self->fd, qp));
+	EXPECT_EQ(0, raw_destroy(self->fd, srq));
+	EXPECT_EQ(ENOENT, raw_post(self->fd, RDMACHAN_IOC_POST_SRQ_RECV, srq,
+				   &rwr, 1, sizeof(rwr), &sge, 1, &posted));
+}
+
+static int join_mcast(int fd, __u32 id, const char *group, __u64 context,
+		      __u32 *handle)
+{
+	struct rdmachan_join_mcast cmd = {
+		.size = sizeof(cmd), .id = id, .user_context = context,
+	};
+	struct sockaddr_in *sin = (struct sockaddr_in *)&cmd.addr;
+
+	sin->sin_family = AF_INET;
+	inet_pton(AF_INET, group, &sin->sin_addr);
+	if (ioctl(fd, RDMACHAN_IOC_JOIN_MCAST, &cmd))
+		return errno;
+	*handle = cmd.out_handle;
+	return 0;
+}
+
+/*
+ * A UDP id with a kernel QP joins a group: the QP is attached when
+ * MULTICAST_JOIN is read, a datagram to the group reaches it, and the
+ * join's destroy waits for its event to be acknowledged.
+ */
+TEST(multicast_join_attach_and_leave)
+{
+	long mcasts = rdmachan_counter("mcasts");
+	struct destroy_arg arg = {};
+	struct rdmachan_cm_event ev;
+	struct rdmachan_wc wc[2];
+	__u32 tcp = 0, unbound = 0, mc = 0, mc2 = 0, ah = 0;
+	struct rdmachan_migrate_id mig = { .size = sizeof(mig) };
+	struct side s;
+	pthread_t thread;
+	int i, fd2, got_recv = 0;
+
+	side_open(_metadata, &s);
+	ASSERT_EQ(0, raw_create_id(s.fd, RDMA_PS_UDP, 0, &s.id));
+	ASSERT_EQ(0, raw_bind(s.fd, s.id, 0, NULL));
+	ASSERT_EQ(0, side_qp_for(&s, s.fd, s.id, IBV_QPT_UD));
+	/* the module moved the UD QP to RTS */
+	EXPECT_EQ(IBV_QPS_RTS, raw_qp_state(s.fd, s.qp));
+
+	ASSERT_EQ(0, join_mcast(s.fd, s.id, "239.77.0.9", 0xfeed, &mc));
+	EXPECT_EQ(mcasts + 1, rdmachan_counter("mcasts"));
+	ASSERT_EQ(0, raw_get_event(s.fd, &ev, 5000));
+	EXPECT_EQ(RDMA_CM_EVENT_MULTICAST_JOIN, ev.event);
+	EXPECT_EQ(0, ev.status);
+	EXPECT_EQ(s.id, ev.id_handle);
+	EXPECT_EQ(mc, ev.mcast_handle);
+	EXPECT_EQ(0xfeed, ev.mcast_context);
+	EXPECT_EQ(0xffffff, ev.qp_num);
+	EXPECT_EQ(1, ev.ah_attr.is_global);
+	EXPECT_EQ(0xff, ev.ah_attr.dgid[10]);
+	EXPECT_EQ(239, ev.ah_attr.dgid[12]);
+
+	/* the group's datagrams reach the attached QP */
+	ASSERT_EQ(0, create_ah(s.fd, s.pd, &ev.ah_attr, &ah));
+	ASSERT_EQ(0, raw_post_recv1(s.fd, s.qp, 5, s.buf + 1024, GRH + 32,
+				    s.mr.lkey));
+	memset(s.buf, 'm', 32);
+	ASSERT_EQ(0, ud_send(s.fd, s.qp, ah, 0xffffff, ev.qkey, s.buf, 32,
+			     s.mr.lkey));
+	for (i = 0; i < 2; i++) {
+		if (raw_poll_n(s.fd, s.cq, wc, 1) != 1)
+			break;
+		EXPECT_EQ(IBV_WC_SUCCESS, wc[0].status);
+		if (wc[0].wr_id == 5) {
+			got_recv = 1;
+			EXPECT_EQ(GRH + 32, wc[0].byte_len);
+			EXPECT_EQ(s.qpn, wc[0].src_qp);
+		}
+	}
+	EXPECT_EQ(1, got_recv);
+	EXPECT_EQ(0, memcmp(s.buf, s.buf + 1024 + GRH, 32));
+
+	/* one join per group and id; UD ids only; bound ids only */
+	EXPECT_EQ(EADDRINUSE, join_mcast(s.fd, s.id, "239.77.0.9", 0, &mc2));
+	ASSERT_EQ(0, raw_create_id(s.fd, RDMA_PS_TCP, 0, &tcp));
+	ASSERT_EQ(0, raw_bind(s.fd, tcp, 0, NULL));
+	EXPECT_EQ(EINVAL, join_mcast(s.fd, tcp, "239.77.0.10", 0, &mc2));
+	ASSERT_EQ(0, raw_create_id(s.fd, RDMA_PS_UDP, 0, &unbound));
+	EXPECT_EQ(EINVAL, join_mcast(s.fd, unbound, "239.77.0.10", 0, &mc2));
+	EXPECT_EQ(ENOENT, join_mcast(s.fd, s.qp, "239.77.0.10", 0, &mc2));
+	EXPECT_EQ(mcasts + 1, rdmachan_counter("mcasts"));
+
+	/* the join's destroy waits for its event's ack */
+	arg.fd = s.fd;
+	arg.handle = mc;
+	ASSERT_EQ(0, pthread_create(&thread, NULL, destroy_in_thread, &arg));
+	usleep(300000);
+	EXPECT_EQ(0, arg.done);
+	EXPECT_EQ(0, raw_ack(s.fd, &ev.event_handle, 1));
+	pthread_join(thread, NULL);
+	EXPECT_EQ(0, arg.ret);
+	EXPECT_EQ(mcasts, rdmachan_counter("mcasts"));
+	EXPECT_EQ(ENOENT, raw_destroy(s.fd, mc));
+	/* the QP is detached: it can go */
+	EXPECT_EQ(0, raw_destroy(s.fd, s.qp));
+
+	/* an id with joins stays in its file */
+	ASSERT_EQ(0, join_mcast(s.fd, s.id, "239.77.0.13", 0, &mc2));
+	fd2 = open("/dev/rdmachan", O_RDWR);
+	ASSERT_LE(0, fd2);
+	mig.fd = s.fd;
+	mig.handle = s.id;
+	EXPECT_EQ(-1, ioctl(fd2, RDMACHAN_IOC_MIGRATE_ID, &mig));
+	EXPECT_EQ(EBUSY, errno);
+	close(fd2);
+	side_close(&s);
+	EXPECT_EQ(mcasts, rdmachan_counter("mcasts"));
+}
+
+/* Closing the file with a join, its events and its QP all alive. */
+TEST(multicast_file_close_with_join_alive)
+{
+	long mcasts = rdmachan_counter("mcasts"), objects = verbs_objects();
+	struct rdmachan_cm_event ev;
+	__u32 mc = 0, mc2 = 0;
+	struct side s;
+
+	side_open(_metadata, &s);
+	ASSERT_EQ(0, raw_create_id(s.fd, RDMA_PS_UDP, 0, &s.id));
+	ASSERT_EQ(0, raw_bind(s.fd, s.id, 0, NULL));
+	ASSERT_EQ(0, side_qp_for(&s, s.fd, s.id, IBV_QPT_UD));
+	ASSERT_EQ(0, join_mcast(s.fd, s.id, "239.77.0.11", 1, &mc));
+	ASSERT_EQ(0, join_mcast(s.fd, s.id, "239.77.0.12", 2, &mc2));
+	ASSERT_EQ(0, raw_get_event(s.fd, &ev, 5000));
+	EXPECT_EQ(RDMA_CM_EVENT_MULTICAST_JOIN, ev.event);
+	side_close(&s);
+	EXPECT_EQ(mcasts, rdmachan_counter("mcasts"));
+	EXPECT_EQ(objects, verbs_objects());
+}
+
 /*
  * The IB device goes away under live objects: the module tears them down
  * at once (or `rdma link delete` would hang), the handles stay, calls on
@@ -1474,6 +1862,82 @@ TEST(objects_after_device_removal)
 	close(chfd);
 	free(buf);
 	EXPECT_EQ(objects, verbs_objects());
+	ASSERT_EQ(0, rxe_restore());
+}
+
+/*
+ * Device removal with QPs of every kind alive: standalone, bound to a
+ * connected CM id, UD bound to an id with a join, on an SRQ, with AHs.
+ */
+TEST(qps_after_device_removal)
+{
+	long objects = verbs_objects(), ids = rdmachan_counter("cm_ids");
+	struct raw_qp_init init = { .qp_type = IBV_QPT_UD };
+	struct rdmachan_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	struct rdmachan_ah_attr attr;
+	struct rdmachan_cm_event ev;
+	struct side c, srv, u;
+	__u32 listen = 0, qp = 0, srq = 0, ah = 0, mc = 0, posted = 0;
+	int i, removed;
+
+	ASSERT_EQ(0, rxe_restore());
+	side_open(_metadata, &c);
+	side_open(_metadata, &srv);
+	side_open(_metadata, &u);
+	cm_connect_pair(_metadata, &c, &srv, &listen);
+	ASSERT_EQ(0, post_recvs(&c, 3, 1));
+	ASSERT_EQ(0, raw_create_id(u.fd, RDMA_PS_UDP, 0, &u.id));
+	ASSERT_EQ(0, raw_bind(u.fd, u.id, 0, NULL));
+	ASSERT_EQ(0, side_qp_for(&u, u.fd, u.id, IBV_QPT_UD));
+	ASSERT_EQ(0, join_mcast(u.fd, u.id, "239.77.0.20", 0, &mc));
+	ASSERT_EQ(0, raw_expect(u.fd, u.id, RDMA_CM_EVENT_MULTICAST_JOIN,
+				NULL));
+	ASSERT_EQ(0, create_srq(u.fd, u.pd, 8, &srq, NULL));
+	init.pd = u.pd;
+	init.send_cq = u.cq;
+	init.recv_cq = u.cq;
+	init.srq = srq;
+	ASSERT_EQ(0, raw_create_qp(u.fd, &init, &qp, NULL, NULL));
+	ah_to_self(u.fd, u.ctx, &attr);
+	ASSERT_EQ(0, create_ah(u.fd, u.pd, &attr, &ah));
+
+	ASSERT_EQ(0, run_cmd("rdma link delete %s", RDMACHAN_TEST_DEVICE));
+	EXPECT_EQ(ENODEV, post_recv_lkey(c.fd, c.qp, c.buf, 16, c.mr.lkey,
+					 &posted));
+	EXPECT_EQ(ENODEV, raw_modify_qp(srv.fd, srv.qp, IBV_QP_STATE, &a));
+	EXPECT_EQ(-ENODEV, raw_qp_state(u.fd, qp));
+	EXPECT_EQ(ENODEV, raw_post(u.fd, RDMACHAN_IOC_POST_SRQ_RECV, srq,
+				   &(struct rdmachan_recv_wr){ .num_sge = 0 },
+				   1, sizeof(struct rdmachan_recv_wr), NULL, 0,
+				   &posted));
+	/* the CM tells every id */
+	for (i = 0, removed = 0; i < 3; i++) {
+		struct side *s = i == 0 ? &c : i == 1 ? &srv : &u;
+
+		while (!raw_get_event(s->fd, &ev, 5000)) {
+			raw_ack(s->fd, &ev.event_handle, 1);
+			if (ev.event == RDMA_CM_EVENT_DEVICE_REMOVAL &&
+			    ev.id_handle == s->id) {
+				removed++;
+				break;
+			}
+		}
+	}
+	EXPECT_EQ(3, removed);
+	/* destroy works on everything; close does the rest */
+	EXPECT_EQ(0, raw_destroy(c.fd, c.qp));
+	EXPECT_EQ(0, raw_destroy(c.fd, c.cq));
+	EXPECT_EQ(0, raw_destroy(u.fd, mc));
+	EXPECT_EQ(0, raw_destroy(u.fd, ah));
+	EXPECT_EQ(0, raw_destroy(u.fd, qp));
+	EXPECT_EQ(0, raw_destroy(u.fd, srq));
+	side_close(&c);
+	side_close(&srv);
+	side_close(&u);
+	EXPECT_EQ(objects, verbs_objects());
+	for (i = 0; i < 100 && rdmachan_counter("cm_ids") != ids; i++)
+		usleep(50000);
+	EXPECT_EQ(ids, rdmachan_counter("cm_ids"));
 	ASSERT_EQ(0, rxe_restore());
 }
 
