@@ -25,10 +25,14 @@
 #define cm_container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 
-/* A device context shared by every id of the process, never closed. */
+/*
+ * A device context shared by every id of the process, never closed, and
+ * the PD that ids on the device get (id->pd), as librdmacm gives them.
+ */
 struct cm_device {
 	uint32_t index;
 	struct ibv_context *verbs;
+	struct ibv_pd *pd;
 	uint8_t max_initiator_depth;
 	uint8_t max_responder_resources;
 };
@@ -68,6 +72,14 @@ struct cm_channel {
 	unsigned int get_waiters;
 };
 
+/* A multicast join of an id, found again by its address to leave. */
+struct cm_mcast {
+	struct cm_mcast *next;
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+	uint32_t handle;
+};
+
 struct cm_id {
 	struct rdma_cm_id id;
 	struct cm_channel *chan;
@@ -81,6 +93,14 @@ struct cm_id {
 	/* what the connect request asked for, the defaults of accept */
 	uint8_t req_initiator_depth;
 	uint8_t req_responder_resources;
+	/* rdma_create_ep: the QP each request of this listener gets */
+	struct ibv_qp_init_attr *qp_init_attr;
+	/* rdma_create_ep: private data sent ahead of the connect's own */
+	uint8_t *connect_data;
+	uint8_t connect_len;
+	/* guards @mc_list */
+	pthread_mutex_t mc_lock;
+	struct cm_mcast *mc_list;
 };
 
 struct cm_event {
@@ -88,6 +108,8 @@ struct cm_event {
 	/* the channel the event was read from, where it is acknowledged */
 	struct cm_channel *chan;
 	uint32_t handle;
+	/* the multicast join a MULTICAST_JOIN or _ERROR event is for */
+	uint32_t mcast_handle;
 	uint8_t private_data[RDMACHAN_CM_PRIVATE_DATA_MAX];
 };
 
@@ -132,10 +154,29 @@ void cm_channel_wait_acks_begin(struct cm_channel *chan);
 void cm_channel_wait_acks_end(struct cm_channel *chan);
 
 /* cm_id.c */
+int cm_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id,
+		 void *context, enum rdma_port_space ps,
+		 enum ibv_qp_type qp_type);
+int cm_complete(struct cm_id *id);
+int cm_destroy_id(struct rdma_cm_id *id);
+int cm_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr);
+int cm_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
+		    struct sockaddr *dst_addr, int timeout_ms);
+int cm_resolve_route(struct rdma_cm_id *id, int timeout_ms);
+int cm_set_option(struct rdma_cm_id *id, int level, int optname,
+		  void *optval, size_t optlen);
 struct cm_id *cm_id_alloc(struct cm_channel *chan, void *context,
 			  enum rdma_port_space ps, enum ibv_qp_type qp_type);
 void cm_id_free(struct cm_id *id);
 int cm_id_set_route(struct cm_id *id, const struct rdmachan_cm_route *route);
 int cm_id_migrate(struct cm_id *id, struct cm_channel *dest);
+socklen_t cm_addr_len(const struct sockaddr *addr);
+
+/* cm_qp.c */
+int cm_create_qp(struct cm_id *id, struct ibv_pd *pd,
+		 struct ibv_qp_init_attr *qp_init_attr);
+
+/* cm_mcast.c */
+void cm_leave_all(struct cm_id *id);
 
 #endif /* RDMACHAN_LIB_CM_H */

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cm.h"
+#include "verbs_internal.h"
 
 #define CM_MIN_BUCKETS 16
 
@@ -369,22 +370,6 @@ err:
 	return NULL;
 }
 
-static void cm_copy_ah_attr(struct ibv_ah_attr *dst,
-			    const struct rdmachan_ah_attr *src)
-{
-	memcpy(dst->grh.dgid.raw, src->dgid, sizeof(dst->grh.dgid.raw));
-	dst->grh.flow_label = src->flow_label;
-	dst->grh.sgid_index = src->sgid_index;
-	dst->grh.hop_limit = src->hop_limit;
-	dst->grh.traffic_class = src->traffic_class;
-	dst->dlid = src->dlid;
-	dst->sl = src->sl;
-	dst->src_path_bits = src->src_path_bits;
-	dst->static_rate = src->static_rate;
-	dst->is_global = src->is_global;
-	dst->port_num = src->port_num;
-}
-
 /* The UD or connection parameters, and the private data, into @evt. */
 static void cm_copy_params(struct cm_event *evt, const struct cm_id *id,
 			   const struct rdmachan_cm_event *kev)
@@ -402,7 +387,7 @@ static void cm_copy_params(struct cm_event *evt, const struct cm_id *id,
 		ud->private_data = len ? evt->private_data : NULL;
 		ud->private_data_len = len;
 		if (kev->valid & RDMACHAN_CM_EVENT_UD) {
-			cm_copy_ah_attr(&ud->ah_attr, &kev->ah_attr);
+			vb_ah_attr_from_kern(&ud->ah_attr, &kev->ah_attr);
 			ud->qp_num = kev->qp_num;
 			ud->qkey = kev->qkey;
 		}
@@ -418,6 +403,34 @@ static void cm_copy_params(struct cm_event *evt, const struct cm_id *id,
 		conn->rnr_retry_count = kev->rnr_retry_count;
 		conn->srq = kev->srq;
 		conn->qp_num = kev->qp_num;
+	}
+}
+
+/*
+ * The kernel drives the state of an id's QP: keep qp->state in step, as
+ * librdmacm's own QP transitions keep it.
+ */
+static void cm_note_qp_state(struct cm_id *id, uint32_t event)
+{
+	struct ibv_qp *qp = id->id.qp;
+
+	if (!qp)
+		return;
+	switch (event) {
+	case RDMA_CM_EVENT_ESTABLISHED:
+		if (qp->qp_type != IBV_QPT_UD)
+			qp->state = IBV_QPS_RTS;
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_DISCONNECTED:
+		if (qp->qp_type != IBV_QPT_UD)
+			qp->state = IBV_QPS_ERR;
+		break;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		qp->state = IBV_QPS_ERR;
+		break;
+	default:
+		break;
 	}
 }
 
@@ -469,6 +482,13 @@ static int cm_translate(struct cm_channel *chan,
 		}
 	}
 	cm_copy_params(evt, id, kev);
+	if (kev->mcast_handle) {
+		/* As librdmacm: the join's context rides in private_data. */
+		evt->mcast_handle = kev->mcast_handle;
+		evt->event.param.ud.private_data =
+			(void *)(uintptr_t)kev->mcast_context;
+	}
+	cm_note_qp_state(id, kev->event);
 	return 0;
 
 discard:

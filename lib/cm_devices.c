@@ -8,13 +8,15 @@
  * it between every id on that device and keeps it open for the life of the
  * process. A context whose device has been removed stays allocated (its
  * calls fail with ENODEV); the device's successor has another index and so
- * another context.
+ * another context. The PD ids get (id->pd) is allocated when the first id
+ * binds to the device and kept with the context.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 
 #include "cm.h"
+#include "verbs_internal.h"
 
 static pthread_mutex_t cm_devices_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cm_device **cm_devices;
@@ -80,7 +82,8 @@ err_free:
 
 /*
  * The process-wide context of the device with kernel index @index, opened
- * on first use. NULL with errno set (ENODEV: no such device) on failure.
+ * on first use, with its PD if one can be had. NULL with errno set (ENODEV: no such device)
+ * on failure.
  */
 struct cm_device *cm_device_get(uint32_t index)
 {
@@ -91,7 +94,7 @@ struct cm_device *cm_device_get(uint32_t index)
 	pthread_mutex_lock(&cm_devices_lock);
 	dev = cm_device_find(index);
 	if (dev)
-		goto out;
+		goto pd;
 	list = rdmachan_get_device_list(&n);
 	if (!list)
 		goto out;
@@ -103,6 +106,15 @@ struct cm_device *cm_device_get(uint32_t index)
 		}
 	}
 	rdmachan_free_device_list(list);
+	if (!dev)
+		goto out;
+pd:
+	/*
+	 * Without it (no memory, a module without verbs) ids have no id->pd
+	 * and their QP calls fail; the CM itself still works.
+	 */
+	if (!dev->pd)
+		dev->pd = vb_alloc_pd(dev->verbs);
 out:
 	pthread_mutex_unlock(&cm_devices_lock);
 	return dev;

@@ -36,11 +36,21 @@ struct cm_id *cm_id_alloc(struct cm_channel *chan, void *context,
 	id->id.context = context;
 	id->id.ps = ps;
 	id->id.qp_type = qp_type;
+	pthread_mutex_init(&id->mc_lock, NULL);
 	return id;
 }
 
 void cm_id_free(struct cm_id *id)
 {
+	struct cm_mcast *mc, *next;
+
+	for (mc = id->mc_list; mc; mc = next) {
+		next = mc->next;
+		free(mc);
+	}
+	pthread_mutex_destroy(&id->mc_lock);
+	free(id->qp_init_attr);
+	free(id->connect_data);
 	free(id->id.route.path_rec);
 	free(id);
 }
@@ -110,6 +120,9 @@ int cm_id_set_route(struct cm_id *id, const struct rdmachan_cm_route *route)
 	/* big-endian, as in the path record and in struct rdma_ib_addr */
 	r->addr.addr.ibaddr.pkey = (__be16)route->pkey;
 	if (dev) {
+		/* As librdmacm: the device's PD is the id's from its binding. */
+		if (!id->dev)
+			id->id.pd = dev->pd;
 		id->dev = dev;
 		id->id.verbs = dev->verbs;
 		id->id.port_num = route->port_num;
@@ -167,7 +180,7 @@ int cm_id_migrate(struct cm_id *id, struct cm_channel *dest)
 	return 0;
 }
 
-static socklen_t cm_addr_len(const struct sockaddr *addr)
+socklen_t cm_addr_len(const struct sockaddr *addr)
 {
 	if (!addr)
 		return 0;
@@ -195,7 +208,7 @@ static void cm_ack_id_event(struct cm_id *id)
  * A synchronous id waits for the event that completes its operation, after
  * acknowledging the previous one (in the same call when it can).
  */
-static int cm_complete(struct cm_id *id)
+int cm_complete(struct cm_id *id)
 {
 	struct rdma_cm_event *event;
 	struct cm_event *prev = NULL;
@@ -234,20 +247,17 @@ static int cm_id_cmd(struct cm_id *id, unsigned long ioc, int32_t value)
 	return rdmachan_ioctl(id->chan->ch.fd, ioc, &cmd);
 }
 
-RDMACHAN_EXPORT int rdma_create_id(struct rdma_event_channel *channel,
-				   struct rdma_cm_id **id, void *context,
-				   enum rdma_port_space ps)
+int cm_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id,
+		 void *context, enum rdma_port_space ps,
+		 enum ibv_qp_type qp_type)
 {
 	struct rdmachan_create_id cmd = { .size = sizeof(cmd) };
-	enum ibv_qp_type qp_type;
 	struct cm_channel *chan;
 	struct cm_id *cid;
 	int err;
 
 	if (!id)
 		return cm_err(EINVAL);
-	qp_type = (ps == RDMA_PS_UDP || ps == RDMA_PS_IPOIB) ?
-		  IBV_QPT_UD : IBV_QPT_RC;
 	chan = channel ? to_cm_chan(channel) : cm_channel_create();
 	if (!chan)
 		return -1;
@@ -275,7 +285,18 @@ err_chan:
 	return cm_err(err);
 }
 
-RDMACHAN_EXPORT int rdma_destroy_id(struct rdma_cm_id *id)
+RDMACHAN_EXPORT int rdma_create_id(struct rdma_event_channel *channel,
+				   struct rdma_cm_id **id, void *context,
+				   enum rdma_port_space ps)
+{
+	enum ibv_qp_type qp_type;
+
+	qp_type = (ps == RDMA_PS_UDP || ps == RDMA_PS_IPOIB) ?
+		  IBV_QPT_UD : IBV_QPT_RC;
+	return cm_create_id(channel, id, context, ps, qp_type);
+}
+
+int cm_destroy_id(struct rdma_cm_id *id)
 {
 	struct cm_channel *chan;
 	struct cm_id *cid;
@@ -287,6 +308,7 @@ RDMACHAN_EXPORT int rdma_destroy_id(struct rdma_cm_id *id)
 	chan = cid->chan;
 	/* The kernel waits for this acknowledgement, so give it first. */
 	cm_ack_id_event(cid);
+	cm_leave_all(cid);
 
 	/* Events read from now on are acknowledged, not returned. */
 	cm_channel_set_dying(chan, cid, true);
@@ -302,7 +324,12 @@ RDMACHAN_EXPORT int rdma_destroy_id(struct rdma_cm_id *id)
 	return 0;
 }
 
-RDMACHAN_EXPORT int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
+RDMACHAN_EXPORT int rdma_destroy_id(struct rdma_cm_id *id)
+{
+	return cm_destroy_id(id);
+}
+
+int cm_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 {
 	struct rdmachan_bind_addr cmd;
 	struct cm_id *cid;
@@ -321,7 +348,12 @@ RDMACHAN_EXPORT int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 	return cm_id_set_route(cid, &cmd.out_route);
 }
 
-RDMACHAN_EXPORT int rdma_resolve_addr(struct rdma_cm_id *id,
+RDMACHAN_EXPORT int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
+{
+	return cm_bind_addr(id, addr);
+}
+
+int cm_resolve_addr(struct rdma_cm_id *id,
 				      struct sockaddr *src_addr,
 				      struct sockaddr *dst_addr, int timeout_ms)
 {
@@ -351,7 +383,14 @@ RDMACHAN_EXPORT int rdma_resolve_addr(struct rdma_cm_id *id,
 	return cm_complete(cid);
 }
 
-RDMACHAN_EXPORT int rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
+RDMACHAN_EXPORT int rdma_resolve_addr(struct rdma_cm_id *id,
+				      struct sockaddr *src_addr,
+				      struct sockaddr *dst_addr, int timeout_ms)
+{
+	return cm_resolve_addr(id, src_addr, dst_addr, timeout_ms);
+}
+
+int cm_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 {
 	struct cm_id *cid;
 
@@ -361,6 +400,11 @@ RDMACHAN_EXPORT int rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 	if (cm_id_cmd(cid, RDMACHAN_IOC_RESOLVE_ROUTE, timeout_ms))
 		return -1;
 	return cm_complete(cid);
+}
+
+RDMACHAN_EXPORT int rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
+{
+	return cm_resolve_route(id, timeout_ms);
 }
 
 RDMACHAN_EXPORT int rdma_listen(struct rdma_cm_id *id, int backlog)
@@ -393,27 +437,46 @@ static int cm_check_param(struct cm_id *id,
 	return 0;
 }
 
-static void cm_fill_conn(struct rdmachan_conn_param *dst,
-			 const struct rdma_conn_param *src,
-			 uint8_t initiator_depth, uint8_t responder_resources)
+/*
+ * The connection parameters for the kernel. An id with a QP leaves the QP
+ * number to the kernel, which owns the QP; private data from
+ * rdma_create_ep (ai_connect) goes ahead of the caller's, as in librdmacm.
+ */
+static int cm_fill_conn(const struct cm_id *id,
+			struct rdmachan_conn_param *dst,
+			const struct rdma_conn_param *src,
+			uint8_t initiator_depth, uint8_t responder_resources)
 {
+	unsigned int len = id->connect_len;
+
+	if (src && src->private_data && src->private_data_len)
+		len += src->private_data_len;
+	if (len > sizeof(dst->private_data))
+		return cm_err(EINVAL);
+
 	dst->initiator_depth = initiator_depth;
 	dst->responder_resources = responder_resources;
+	if (id->connect_len)
+		memcpy(dst->private_data, id->connect_data, id->connect_len);
+	dst->private_data_len = (uint8_t)len;
+	if (id->id.qp)
+		dst->srq = !!id->id.qp->srq;
 	if (!src) {
 		dst->retry_count = 7;
 		dst->rnr_retry_count = 7;
-		return;
+		return 0;
 	}
 	dst->flow_control = src->flow_control;
 	dst->retry_count = src->retry_count;
 	dst->rnr_retry_count = src->rnr_retry_count;
-	dst->srq = src->srq;
-	dst->qp_num = src->qp_num;
-	if (src->private_data && src->private_data_len) {
-		memcpy(dst->private_data, src->private_data,
-		       src->private_data_len);
-		dst->private_data_len = src->private_data_len;
+	if (!id->id.qp) {
+		dst->srq = src->srq;
+		dst->qp_num = src->qp_num;
 	}
+	if (src->private_data && src->private_data_len)
+		memcpy(dst->private_data + id->connect_len, src->private_data,
+		       src->private_data_len);
+	return 0;
 }
 
 RDMACHAN_EXPORT int rdma_connect(struct rdma_cm_id *id,
@@ -441,9 +504,14 @@ RDMACHAN_EXPORT int rdma_connect(struct rdma_cm_id *id,
 	memset(&cmd, 0, sizeof(cmd));
 	cmd.size = sizeof(cmd);
 	cmd.handle = cid->handle;
-	cm_fill_conn(&cmd.conn, conn_param, init_depth, resp_res);
+	if (cm_fill_conn(cid, &cmd.conn, conn_param, init_depth, resp_res))
+		return -1;
 	if (rdmachan_ioctl(cid->chan->ch.fd, RDMACHAN_IOC_CONNECT, &cmd))
 		return -1;
+	/* As librdmacm: the endpoint's private data goes once. */
+	free(cid->connect_data);
+	cid->connect_data = NULL;
+	cid->connect_len = 0;
 	return cm_complete(cid);
 }
 
@@ -485,9 +553,13 @@ RDMACHAN_EXPORT int rdma_accept(struct rdma_cm_id *id,
 	cmd.size = sizeof(cmd);
 	cmd.handle = cid->handle;
 	cmd.user_context = (uintptr_t)cid;
-	cm_fill_conn(&cmd.conn, conn_param, init_depth, resp_res);
+	if (cm_fill_conn(cid, &cmd.conn, conn_param, init_depth, resp_res))
+		return -1;
 	if (rdmachan_ioctl(cid->chan->ch.fd, RDMACHAN_IOC_ACCEPT, &cmd))
 		return -1;
+	/* The kernel has moved the QP to RTR and RTS. */
+	if (id->qp && id->qp_type != IBV_QPT_UD)
+		id->qp->state = IBV_QPS_RTS;
 
 	/* A datagram id is done: there is no connection to wait for. */
 	if (id->qp_type == IBV_QPT_UD) {
@@ -549,6 +621,9 @@ RDMACHAN_EXPORT int rdma_disconnect(struct rdma_cm_id *id)
 	cid = to_cm_id(id);
 	if (cm_id_cmd(cid, RDMACHAN_IOC_DISCONNECT, 0))
 		return -1;
+	/* The kernel has moved the QP to the error state, flushing it. */
+	if (id->qp)
+		id->qp->state = IBV_QPS_ERR;
 	return cm_complete(cid);
 }
 
@@ -600,6 +675,15 @@ RDMACHAN_EXPORT int rdma_get_request(struct rdma_cm_id *listen,
 			return cm_err(EINVAL);
 		return cm_err(status < 0 ? -status : status);
 	}
+	/* As librdmacm: a listener from rdma_create_ep makes the QP. */
+	if (lid->qp_init_attr) {
+		struct ibv_qp_init_attr attr = *lid->qp_init_attr;
+
+		if (cm_create_qp(to_cm_id(event->id), listen->pd, &attr)) {
+			listen->event = event;
+			return -1;
+		}
+	}
 	*id = event->id;
 	event->id->event = event;
 	return 0;
@@ -624,7 +708,7 @@ RDMACHAN_EXPORT int rdma_migrate_id(struct rdma_cm_id *id,
 	return cm_id_migrate(cid, dest);
 }
 
-RDMACHAN_EXPORT int rdma_set_option(struct rdma_cm_id *id, int level,
+int cm_set_option(struct rdma_cm_id *id, int level,
 				    int optname, void *optval, size_t optlen)
 {
 	struct rdmachan_set_option cmd = { .size = sizeof(cmd) };
@@ -666,6 +750,12 @@ RDMACHAN_EXPORT int rdma_set_option(struct rdma_cm_id *id, int level,
 	cmd.level = (uint32_t)level;
 	cmd.optname = (uint32_t)optname;
 	return rdmachan_ioctl(cid->chan->ch.fd, RDMACHAN_IOC_SET_OPTION, &cmd);
+}
+
+RDMACHAN_EXPORT int rdma_set_option(struct rdma_cm_id *id, int level,
+				    int optname, void *optval, size_t optlen)
+{
+	return cm_set_option(id, level, optname, optval, optlen);
 }
 
 RDMACHAN_EXPORT int rdma_init_qp_attr(struct rdma_cm_id *id,

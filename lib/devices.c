@@ -19,6 +19,7 @@
 #include <rdmachan/rdmachan.h>
 
 #include "internal.h"
+#include "verbs_internal.h"
 
 static pthread_mutex_t devices_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rdmachan_ibv_device **devices;
@@ -270,6 +271,7 @@ struct ibv_context *rdmachan_open_device(struct ibv_device *device)
 	ctx->async_fd = -1;
 	ctx->num_comp_vectors = (int)cmd.out_num_comp_vectors;
 	pthread_mutex_init(&ctx->mutex, NULL);
+	vb_init_context_ops(ctx);
 
 	pthread_mutex_lock(&devices_lock);
 	dev->refcount++;
