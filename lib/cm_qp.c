@@ -307,6 +307,9 @@ RDMACHAN_EXPORT int rdma_create_ep(struct rdma_cm_id **id,
 
 	if (!id || !res)
 		return cm_err(EINVAL);
+	/* A passive endpoint makes its QPs later: say now that it cannot. */
+	if (qp_init_attr && !rdmachan_has_features(RDMACHAN_FEATURE_VERBS))
+		return cm_err(EOPNOTSUPP);
 	if (cm_create_id(NULL, &cm_id, NULL,
 			 (enum rdma_port_space)res->ai_port_space,
 			 (enum ibv_qp_type)res->ai_qp_type))

@@ -37,9 +37,14 @@ int rdmachan_open_fd(void)
 	return fd;
 }
 
+/* A module older than the call does not know it: not supported. */
 int rdmachan_ioctl(int fd, unsigned long cmd, void *arg)
 {
-	return ioctl(fd, cmd, arg);
+	int ret = ioctl(fd, cmd, arg);
+
+	if (ret && errno == ENOTTY)
+		errno = EOPNOTSUPP;
+	return ret;
 }
 
 RDMACHAN_EXPORT int rdmachan_get_info(uint32_t *abi_version, uint64_t *features)
@@ -60,6 +65,24 @@ RDMACHAN_EXPORT int rdmachan_get_info(uint32_t *abi_version, uint64_t *features)
 	*abi_version = cmd.out_abi_version;
 	*features = cmd.out_features;
 	return 0;
+}
+
+static pthread_once_t features_once = PTHREAD_ONCE_INIT;
+static uint64_t module_features;
+
+static void read_features(void)
+{
+	uint32_t abi;
+
+	if (rdmachan_get_info(&abi, &module_features))
+		module_features = 0;
+}
+
+/* Whether the loaded module has all RDMACHAN_FEATURE_* bits of @bits. */
+bool rdmachan_has_features(uint64_t bits)
+{
+	pthread_once(&features_once, read_features);
+	return (module_features & bits) == bits;
 }
 
 /* Caller holds devices_lock. */

@@ -6,6 +6,7 @@
 #define RDMACHAN_LIB_INTERNAL_H
 
 #include <infiniband/verbs.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "rdmachan.h"
@@ -45,6 +46,7 @@ static inline struct rdmachan_ibv_context *to_rctx(struct ibv_context *ctx)
 
 int rdmachan_open_fd(void);
 int rdmachan_ioctl(int fd, unsigned long cmd, void *arg);
+bool rdmachan_has_features(uint64_t bits);
 void rdmachan_device_put(struct rdmachan_ibv_device *dev);
 
 /* The bodies of ibv_get_device_list() and friends, for internal callers. */
