@@ -11,6 +11,7 @@
  */
 #include <arpa/inet.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <sys/mman.h>
 
 #include <infiniband/verbs.h>
