@@ -485,7 +485,7 @@ int rdmachan_cmd_query_qp(struct rdmachan_call *call, void *arg)
 	int ret;
 
 	/* The mask says what the caller needs; everything is filled in. */
-	if (cmd->attr_mask & ~RDMACHAN_QP_ATTR_MASK)
+	if ((cmd->attr_mask & ~RDMACHAN_QP_ATTR_MASK) || a->__reserved)
 		return -EINVAL;
 	down_read(&file->verbs_lock);
 	qp = rdmachan_qp_find(file, cmd->qp);

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <sys/mman.h>
 
-#include "rdmachan_cm_raw.h"
+#include "rdmachan_verbs_raw.h"
 #include "kselftest_harness.h"
 
 /* The first layout of every argument struct: these sizes are ABI. */
@@ -31,6 +31,26 @@ _Static_assert(sizeof(struct rdmachan_get_events) == 40, "get_events");
 _Static_assert(sizeof(struct rdmachan_set_option) == 32, "set_option");
 _Static_assert(sizeof(struct rdmachan_init_qp_attr) == 88, "init_qp_attr");
 _Static_assert(sizeof(struct rdmachan_migrate_id) == 24, "migrate_id");
+_Static_assert(sizeof(struct rdmachan_create_comp_channel) == 16, "channel");
+_Static_assert(sizeof(struct rdmachan_get_cq_event) == 24, "get_cq_event");
+_Static_assert(sizeof(struct rdmachan_alloc_pd) == 16, "alloc_pd");
+_Static_assert(sizeof(struct rdmachan_reg_mr) == 56, "reg_mr");
+_Static_assert(sizeof(struct rdmachan_create_cq) == 40, "create_cq");
+_Static_assert(sizeof(struct rdmachan_notify_cq) == 16, "notify_cq");
+_Static_assert(sizeof(struct rdmachan_wc) == 48, "wc");
+_Static_assert(sizeof(struct rdmachan_poll_cq) == 32, "poll_cq");
+_Static_assert(sizeof(struct rdmachan_create_qp) == 104, "create_qp");
+_Static_assert(sizeof(struct rdmachan_qp_attr) == 128, "qp_attr");
+_Static_assert(sizeof(struct rdmachan_modify_qp) == 144, "modify_qp");
+_Static_assert(sizeof(struct rdmachan_sge) == 16, "sge");
+_Static_assert(sizeof(struct rdmachan_send_wr) == 72, "send_wr");
+_Static_assert(sizeof(struct rdmachan_recv_wr) == 16, "recv_wr");
+_Static_assert(sizeof(struct rdmachan_post) == 48, "post");
+_Static_assert(sizeof(struct rdmachan_create_srq) == 64, "create_srq");
+_Static_assert(sizeof(struct rdmachan_modify_srq) == 32, "modify_srq");
+_Static_assert(sizeof(struct rdmachan_create_ah) == 48, "create_ah");
+_Static_assert(sizeof(struct rdmachan_join_mcast) == 160, "join_mcast");
+_Static_assert(sizeof(struct rdmachan_cm_event) == 776, "cm_event");
 
 #define MAX_ARG 1024
 #define TAIL 16
@@ -40,6 +60,12 @@ FIXTURE(ioctl_abi) {
 	long dev_index;
 	__u32 ctx;
 	long page;
+	/* the file the command goes to: fd, or a completion channel */
+	int ioc_fd;
+	int chfd;
+	__u32 pd, cq, qp_init, qp_ud, qpn_ud, ah, srq;
+	char *mem;
+	struct raw_mr mr;
 };
 
 FIXTURE_VARIANT(ioctl_abi) {
@@ -50,6 +76,8 @@ FIXTURE_VARIANT(ioctl_abi) {
 	__u32 known_flags;
 	/* succeeds without writing back: its argument may be read-only */
 	bool no_output;
+	/* a command of completion channels */
+	bool on_channel;
 };
 
 #define ABI_VARIANT(_name, _cmd, _struct, _size) \
@@ -103,11 +131,91 @@ FIXTURE_VARIANT_ADD(ioctl_abi, get_events) {
 	.known_flags = RDMACHAN_GET_EVENTS_NONBLOCK,
 };
 
+/* Verbs commands */
+ABI_VARIANT(create_comp_channel, RDMACHAN_IOC_CREATE_COMP_CHANNEL,
+	    rdmachan_create_comp_channel, 16);
+ABI_VARIANT(reg_mr, RDMACHAN_IOC_REG_MR, rdmachan_reg_mr, 56);
+ABI_VARIANT(post_send, RDMACHAN_IOC_POST_SEND, rdmachan_post, 48);
+ABI_VARIANT(post_recv, RDMACHAN_IOC_POST_RECV, rdmachan_post, 48);
+ABI_VARIANT(post_srq_recv, RDMACHAN_IOC_POST_SRQ_RECV, rdmachan_post, 48);
+ABI_VARIANT(create_srq, RDMACHAN_IOC_CREATE_SRQ, rdmachan_create_srq, 64);
+ABI_VARIANT(join_mcast, RDMACHAN_IOC_JOIN_MCAST, rdmachan_join_mcast, 160);
+
+FIXTURE_VARIANT_ADD(ioctl_abi, get_cq_event) {
+	.cmd = RDMACHAN_IOC_GET_CQ_EVENT, .size = 24,
+	.reserved_off = offsetof(struct rdmachan_get_cq_event, __reserved),
+	.reserved_len = 4,
+	.known_flags = RDMACHAN_GET_CQ_EVENT_NONBLOCK,
+	.on_channel = true,
+};
+
+FIXTURE_VARIANT_ADD(ioctl_abi, create_qp) {
+	.cmd = RDMACHAN_IOC_CREATE_QP, .size = 104,
+	.reserved_off = offsetof(struct rdmachan_create_qp, __reserved),
+	.reserved_len = 4,
+	.known_flags = RDMACHAN_CREATE_QP_CM_ID | RDMACHAN_CREATE_QP_SQ_SIG_ALL,
+};
+
+FIXTURE_VARIANT_ADD(ioctl_abi, create_srq_reserved2) {
+	.cmd = RDMACHAN_IOC_CREATE_SRQ, .size = 64,
+	.reserved_off = offsetof(struct rdmachan_create_srq, __reserved2),
+	.reserved_len = 4,
+};
+
+/* Commands whose reserved field is inside a nested struct. */
+#define ABI_VARIANT_NESTED(_name, _cmd, _struct, _field, _len, _size, _noout) \
+	FIXTURE_VARIANT_ADD(ioctl_abi, _name) { \
+		.cmd = _cmd, \
+		.size = _size, \
+		.reserved_off = offsetof(struct _struct, _field), \
+		.reserved_len = _len, \
+		.no_output = _noout, \
+	}
+
+ABI_VARIANT_NESTED(modify_qp, RDMACHAN_IOC_MODIFY_QP, rdmachan_modify_qp,
+		   attr.__reserved, 1, 144, true);
+ABI_VARIANT_NESTED(query_qp, RDMACHAN_IOC_QUERY_QP, rdmachan_modify_qp,
+		   attr.__reserved, 1, 144, false);
+ABI_VARIANT_NESTED(modify_srq, RDMACHAN_IOC_MODIFY_SRQ, rdmachan_modify_srq,
+		   attr.__reserved, 4, 32, true);
+ABI_VARIANT_NESTED(query_srq, RDMACHAN_IOC_QUERY_SRQ, rdmachan_modify_srq,
+		   attr.__reserved, 4, 32, false);
+ABI_VARIANT_NESTED(create_ah, RDMACHAN_IOC_CREATE_AH, rdmachan_create_ah,
+		   attr.__reserved, 2, 48, false);
+
+/* Commands without reserved fields */
+FIXTURE_VARIANT_ADD(ioctl_abi, alloc_pd) {
+	.cmd = RDMACHAN_IOC_ALLOC_PD, .size = 16,
+};
+
+FIXTURE_VARIANT_ADD(ioctl_abi, create_cq) {
+	.cmd = RDMACHAN_IOC_CREATE_CQ, .size = 40,
+};
+
+FIXTURE_VARIANT_ADD(ioctl_abi, poll_cq) {
+	.cmd = RDMACHAN_IOC_POLL_CQ, .size = 32,
+};
+
+FIXTURE_VARIANT_ADD(ioctl_abi, req_notify_cq) {
+	.cmd = RDMACHAN_IOC_REQ_NOTIFY_CQ, .size = 16,
+	.known_flags = RDMACHAN_NOTIFY_SOLICITED, .no_output = true,
+};
+
+ABI_VARIANT_NO_OUTPUT(ack_cq_events, RDMACHAN_IOC_ACK_CQ_EVENTS, 16);
+
 /* Objects a command can leave behind, or free. */
 static long live_objects(void)
 {
-	return rdmachan_counter("contexts") + rdmachan_counter("cm_ids") +
-	       rdmachan_counter("cm_events");
+	static const char *const names[] = {
+		"contexts", "cm_ids", "cm_events", "comp_channels", "pds",
+		"mrs", "cqs", "qps", "srqs", "ahs", "mcasts",
+	};
+	long n = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		n += rdmachan_counter(names[i]);
+	return n;
 }
 
 /* A new CM id of @fd, bound, resolved or with a connect request. */
@@ -142,6 +250,85 @@ static __u32 make_id(struct __test_metadata *_metadata, int fd,
 	return ev.new_id_handle;
 }
 
+/*
+ * Objects the verbs commands work on: a PD and an MR, a CQ on a channel,
+ * an RC QP in INIT, a UD QP in RTS with an AH to itself, an SRQ.
+ */
+static void verbs_setup(struct __test_metadata *_metadata,
+			FIXTURE_DATA(ioctl_abi) *self,
+			const FIXTURE_VARIANT(ioctl_abi) *variant)
+{
+	struct raw_qp_init init = { .qp_type = IBV_QPT_RC, .max_wr = 64 };
+	struct rdmachan_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+	};
+	struct rdmachan_ah_attr ah;
+
+	ASSERT_EQ(0, raw_alloc_pd(self->fd, self->ctx, &self->pd));
+	self->mem = mmap(NULL, self->page, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->mem);
+	ASSERT_EQ(0, raw_reg_mr(self->fd, self->pd, self->mem, self->page,
+				IBV_ACCESS_LOCAL_WRITE, &self->mr));
+	ASSERT_EQ(0, raw_create_channel(self->fd, &self->chfd));
+	ASSERT_EQ(0, raw_create_cq(self->fd, self->ctx, 256, self->chfd, 0,
+				   &self->cq));
+	init.pd = self->pd;
+	init.send_cq = self->cq;
+	init.recv_cq = self->cq;
+	ASSERT_EQ(0, raw_create_qp(self->fd, &init, &self->qp_init, NULL,
+				   NULL));
+	ASSERT_EQ(0, raw_modify_qp(self->fd, self->qp_init, IBV_QP_STATE |
+				   IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				   IBV_QP_ACCESS_FLAGS, &a));
+	init.qp_type = IBV_QPT_UD;
+	ASSERT_EQ(0, raw_create_qp(self->fd, &init, &self->qp_ud,
+				   &self->qpn_ud, NULL));
+	ASSERT_EQ(0, ud_ready(self->fd, self->qp_ud, 0x1234));
+	ah_to_self(self->fd, self->ctx, &ah);
+	ASSERT_EQ(0, create_ah(self->fd, self->pd, &ah, &self->ah));
+	ASSERT_EQ(0, create_srq(self->fd, self->pd, 64, &self->srq, NULL));
+	if (variant->on_channel)
+		self->ioc_fd = self->chfd;
+}
+
+/* One completion event on the channel: a flushed receive on an armed CQ. */
+static void queue_cq_event(struct __test_metadata *_metadata,
+			   FIXTURE_DATA(ioctl_abi) *self)
+{
+	struct raw_qp_init init = {
+		.pd = self->pd, .send_cq = self->cq, .recv_cq = self->cq,
+		.qp_type = IBV_QPT_RC,
+	};
+	struct rdmachan_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+	struct pollfd pfd = { .fd = self->chfd, .events = POLLIN };
+	struct rdmachan_wc wc[4];
+	__u32 qp = 0;
+
+	ASSERT_EQ(0, raw_create_qp(self->fd, &init, &qp, NULL, NULL));
+	ASSERT_EQ(0, raw_modify_qp(self->fd, qp, IBV_QP_STATE |
+				   IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				   IBV_QP_ACCESS_FLAGS, &a));
+	ASSERT_EQ(0, raw_post_recv1(self->fd, qp, 1, self->mem, 8,
+				    self->mr.lkey));
+	ASSERT_EQ(0, raw_notify_cq(self->fd, self->cq, 0));
+	a.qp_state = IBV_QPS_ERR;
+	ASSERT_EQ(0, raw_modify_qp(self->fd, qp, IBV_QP_STATE, &a));
+	ASSERT_EQ(1, poll(&pfd, 1, 5000));
+	ASSERT_EQ(1, raw_poll_n(self->fd, self->cq, wc, 1));
+	ASSERT_EQ(0, raw_destroy(self->fd, qp));
+}
+
+/* A new UDP id of @fd, bound, ready to join groups. */
+static __u32 make_mcast_id(struct __test_metadata *_metadata, int fd)
+{
+	__u32 id = 0;
+
+	EXPECT_EQ(0, raw_create_id(fd, RDMA_PS_UDP, 0, &id));
+	EXPECT_EQ(0, raw_bind(fd, id, 0, NULL));
+	return id;
+}
+
 FIXTURE_SETUP(ioctl_abi)
 {
 	self->page = sysconf(_SC_PAGESIZE);
@@ -151,11 +338,20 @@ FIXTURE_SETUP(ioctl_abi)
 	ASSERT_LE(0, self->dev_index);
 	self->ctx = rdmachan_open_context(self->fd, RDMACHAN_TEST_DEVICE);
 	ASSERT_NE(0, self->ctx);
+	self->ioc_fd = self->fd;
+	self->chfd = -1;
+	if (variant->cmd != RDMACHAN_IOC_CREATE_COMP_CHANNEL &&
+	    _IOC_NR(variant->cmd) >= RDMACHAN_CMD_CREATE_COMP_CHANNEL)
+		verbs_setup(_metadata, self, variant);
 }
 
 FIXTURE_TEARDOWN(ioctl_abi)
 {
 	close(self->fd);
+	if (self->chfd >= 0)
+		close(self->chfd);
+	if (self->mem)
+		munmap(self->mem, self->page);
 }
 
 /* A valid argument for the variant's command, @size bytes long. */
@@ -179,6 +375,26 @@ static void fill_valid(struct __test_metadata *_metadata,
 	struct rdmachan_migrate_id *migrate = buf;
 	struct rdmachan_reject *reject = buf;
 	struct rdmachan_connect *conn = buf;
+	struct rdmachan_alloc_pd *alloc_pd = buf;
+	struct rdmachan_reg_mr *reg_mr = buf;
+	struct rdmachan_create_cq *create_cq = buf;
+	struct rdmachan_notify_cq *notify = buf;
+	struct rdmachan_poll_cq *poll_cq = buf;
+	struct rdmachan_create_qp *create_qp = buf;
+	struct rdmachan_modify_qp *modify_qp = buf;
+	struct rdmachan_post *post = buf;
+	struct rdmachan_create_srq *create_srq = buf;
+	struct rdmachan_modify_srq *modify_srq = buf;
+	struct rdmachan_create_ah *create_ah_cmd = buf;
+	struct rdmachan_join_mcast *join = buf;
+	static struct rdmachan_send_wr send_wr = {
+		.opcode = IBV_WR_SEND,
+	};
+	static struct rdmachan_recv_wr recv_wr;
+	static struct rdmachan_wc wcs[4];
+	static unsigned int group;
+	struct rdmachan_ah_attr ah;
+	struct sockaddr_in *sin;
 
 	memset(buf, 0, size);
 	*(__u32 *)buf = (__u32)size;
@@ -250,6 +466,95 @@ static void fill_valid(struct __test_metadata *_metadata,
 		migrate->fd = self->fd;
 		migrate->handle = make_id(_metadata, self->fd, ID_NEW);
 		break;
+	case RDMACHAN_IOC_GET_CQ_EVENT:
+		queue_cq_event(_metadata, self);
+		break;
+	case RDMACHAN_IOC_ALLOC_PD:
+		alloc_pd->context = self->ctx;
+		break;
+	case RDMACHAN_IOC_REG_MR:
+		reg_mr->pd = self->pd;
+		reg_mr->addr = (uintptr_t)self->mem;
+		reg_mr->length = 64;
+		reg_mr->iova = 0x10000;
+		break;
+	case RDMACHAN_IOC_CREATE_CQ:
+		create_cq->context = self->ctx;
+		create_cq->cqe = 4;
+		create_cq->comp_channel = RDMACHAN_NO_FD;
+		break;
+	case RDMACHAN_IOC_REQ_NOTIFY_CQ:
+	case RDMACHAN_IOC_ACK_CQ_EVENTS:
+		notify->cq = self->cq;
+		break;
+	case RDMACHAN_IOC_POLL_CQ:
+		poll_cq->cq = self->cq;
+		poll_cq->max_wc = 4;
+		poll_cq->wcs = (uintptr_t)wcs;
+		poll_cq->wc_size = sizeof(wcs[0]);
+		break;
+	case RDMACHAN_IOC_CREATE_QP:
+		create_qp->pd = self->pd;
+		create_qp->send_cq = self->cq;
+		create_qp->recv_cq = self->cq;
+		create_qp->qp_type = IBV_QPT_RC;
+		create_qp->cap.max_send_wr = 4;
+		create_qp->cap.max_recv_wr = 4;
+		create_qp->cap.max_send_sge = 1;
+		create_qp->cap.max_recv_sge = 1;
+		break;
+	case RDMACHAN_IOC_MODIFY_QP:
+		modify_qp->qp = self->qp_init;
+		modify_qp->attr_mask = IBV_QP_STATE;
+		modify_qp->attr.qp_state = IBV_QPS_INIT;
+		break;
+	case RDMACHAN_IOC_QUERY_QP:
+		modify_qp->qp = self->qp_ud;
+		modify_qp->attr_mask = IBV_QP_STATE;
+		break;
+	case RDMACHAN_IOC_POST_SEND:
+		send_wr.ah = self->ah;
+		send_wr.remote_qpn = self->qpn_ud;
+		send_wr.remote_qkey = 0x1234;
+		post->handle = self->qp_ud;
+		post->num_wrs = 1;
+		post->wrs = (uintptr_t)&send_wr;
+		post->wr_size = sizeof(send_wr);
+		break;
+	case RDMACHAN_IOC_POST_RECV:
+	case RDMACHAN_IOC_POST_SRQ_RECV:
+		post->handle = variant->cmd == RDMACHAN_IOC_POST_RECV ?
+			       self->qp_init : self->srq;
+		post->num_wrs = 1;
+		post->wrs = (uintptr_t)&recv_wr;
+		post->wr_size = sizeof(recv_wr);
+		break;
+	case RDMACHAN_IOC_CREATE_SRQ:
+		create_srq->pd = self->pd;
+		create_srq->attr.max_wr = 4;
+		create_srq->attr.max_sge = 1;
+		break;
+	case RDMACHAN_IOC_MODIFY_SRQ:
+		modify_srq->srq = self->srq;
+		modify_srq->attr_mask = IBV_SRQ_LIMIT;
+		modify_srq->attr.srq_limit = 2;
+		break;
+	case RDMACHAN_IOC_QUERY_SRQ:
+		modify_srq->srq = self->srq;
+		break;
+	case RDMACHAN_IOC_CREATE_AH:
+		ah_to_self(self->fd, self->ctx, &ah);
+		create_ah_cmd->pd = self->pd;
+		create_ah_cmd->attr = ah;
+		break;
+	case RDMACHAN_IOC_JOIN_MCAST:
+		join->id = make_mcast_id(_metadata, self->fd);
+		if (size < sizeof(*join))
+			break;
+		sin = (struct sockaddr_in *)&join->addr;
+		sin->sin_family = AF_INET;
+		sin->sin_addr.s_addr = htonl(0xef4d0100 + ++group % 200);
+		break;
 	}
 }
 
@@ -258,7 +563,7 @@ TEST_F(ioctl_abi, exact_size_works)
 	char buf[MAX_ARG];
 
 	fill_valid(_metadata, self, variant, buf, variant->size);
-	ASSERT_EQ(0, ioctl(self->fd, variant->cmd, buf));
+	ASSERT_EQ(0, ioctl(self->ioc_fd, variant->cmd, buf));
 	EXPECT_EQ(variant->size, *(__u32 *)buf);
 }
 
@@ -270,7 +575,7 @@ TEST_F(ioctl_abi, one_byte_short_is_einval)
 	fill_valid(_metadata, self, variant, buf, variant->size);
 	contexts = live_objects();
 	*(__u32 *)buf = (__u32)variant->size - 1;
-	EXPECT_EQ(-1, ioctl(self->fd, variant->cmd, buf));
+	EXPECT_EQ(-1, ioctl(self->ioc_fd, variant->cmd, buf));
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(contexts, live_objects());
 }
@@ -281,7 +586,7 @@ TEST_F(ioctl_abi, zero_size_is_einval)
 
 	fill_valid(_metadata, self, variant, buf, variant->size);
 	*(__u32 *)buf = 0;
-	EXPECT_EQ(-1, ioctl(self->fd, variant->cmd, buf));
+	EXPECT_EQ(-1, ioctl(self->ioc_fd, variant->cmd, buf));
 	EXPECT_EQ(EINVAL, errno);
 }
 
@@ -290,7 +595,7 @@ TEST_F(ioctl_abi, longer_with_zero_tail_works)
 	char buf[MAX_ARG], zero[TAIL] = {};
 
 	fill_valid(_metadata, self, variant, buf, variant->size + TAIL);
-	ASSERT_EQ(0, ioctl(self->fd, variant->cmd, buf));
+	ASSERT_EQ(0, ioctl(self->ioc_fd, variant->cmd, buf));
 	/* The module writes back no more than it knows. */
 	EXPECT_EQ(0, memcmp(buf + variant->size, zero, TAIL));
 }
@@ -303,7 +608,7 @@ TEST_F(ioctl_abi, longer_with_nonzero_tail_is_e2big)
 	fill_valid(_metadata, self, variant, buf, variant->size + TAIL);
 	contexts = live_objects();
 	buf[variant->size + TAIL - 1] = 1;
-	EXPECT_EQ(-1, ioctl(self->fd, variant->cmd, buf));
+	EXPECT_EQ(-1, ioctl(self->ioc_fd, variant->cmd, buf));
 	EXPECT_EQ(E2BIG, errno);
 	EXPECT_EQ(contexts, live_objects());
 }
@@ -315,7 +620,7 @@ TEST_F(ioctl_abi, huge_size_with_zero_tail_works)
 
 	ASSERT_NE(NULL, buf);
 	fill_valid(_metadata, self, variant, buf, len);
-	EXPECT_EQ(0, ioctl(self->fd, variant->cmd, buf));
+	EXPECT_EQ(0, ioctl(self->ioc_fd, variant->cmd, buf));
 	free(buf);
 }
 
@@ -330,7 +635,7 @@ TEST_F(ioctl_abi, unknown_flags_are_einval)
 		fill_valid(_metadata, self, variant, buf, variant->size);
 		((__u32 *)buf)[1] = 1u << bit;
 		memcpy(before, buf, variant->size);
-		EXPECT_EQ(-1, ioctl(self->fd, variant->cmd, buf));
+		EXPECT_EQ(-1, ioctl(self->ioc_fd, variant->cmd, buf));
 		EXPECT_EQ(EINVAL, errno);
 		/* A rejected call writes nothing back. */
 		EXPECT_EQ(0, memcmp(before, buf, variant->size));
@@ -348,7 +653,7 @@ TEST_F(ioctl_abi, nonzero_reserved_is_einval)
 		contexts = live_objects();
 		buf[variant->reserved_off + i] = (char)0x80;
 		memcpy(before, buf, variant->size);
-		EXPECT_EQ(-1, ioctl(self->fd, variant->cmd, buf));
+		EXPECT_EQ(-1, ioctl(self->ioc_fd, variant->cmd, buf));
 		EXPECT_EQ(EINVAL, errno);
 		EXPECT_EQ(0, memcmp(before, buf, variant->size));
 		EXPECT_EQ(contexts, live_objects());
@@ -357,7 +662,7 @@ TEST_F(ioctl_abi, nonzero_reserved_is_einval)
 
 TEST_F(ioctl_abi, null_argument_is_efault)
 {
-	EXPECT_EQ(-1, ioctl(self->fd, variant->cmd, NULL));
+	EXPECT_EQ(-1, ioctl(self->ioc_fd, variant->cmd, NULL));
 	EXPECT_EQ(EFAULT, errno);
 }
 
@@ -368,7 +673,7 @@ TEST_F(ioctl_abi, unmapped_argument_is_efault)
 
 	ASSERT_NE(MAP_FAILED, p);
 	ASSERT_EQ(0, munmap(p, self->page));
-	EXPECT_EQ(-1, ioctl(self->fd, variant->cmd, p));
+	EXPECT_EQ(-1, ioctl(self->ioc_fd, variant->cmd, p));
 	EXPECT_EQ(EFAULT, errno);
 }
 
@@ -386,7 +691,7 @@ TEST_F(ioctl_abi, argument_running_into_unmapped_page_is_efault)
 	contexts = live_objects();
 	*(__u32 *)arg = (__u32)variant->size;
 	ASSERT_EQ(0, mprotect(p + self->page, self->page, PROT_NONE));
-	EXPECT_EQ(-1, ioctl(self->fd, variant->cmd, arg));
+	EXPECT_EQ(-1, ioctl(self->ioc_fd, variant->cmd, arg));
 	EXPECT_EQ(EFAULT, errno);
 	EXPECT_EQ(contexts, live_objects());
 	munmap(p, 2 * self->page);
@@ -408,12 +713,12 @@ TEST_F(ioctl_abi, read_only_argument)
 	ASSERT_EQ(0, mprotect(p, self->page, PROT_READ));
 	if (variant->cmd == RDMACHAN_IOC_DESTROY) {
 		/* nothing to write back: the destroy happens */
-		EXPECT_EQ(0, ioctl(self->fd, variant->cmd, p));
+		EXPECT_EQ(0, ioctl(self->ioc_fd, variant->cmd, p));
 		EXPECT_EQ(contexts - 1, live_objects());
 	} else if (variant->no_output) {
-		EXPECT_EQ(0, ioctl(self->fd, variant->cmd, p));
+		EXPECT_EQ(0, ioctl(self->ioc_fd, variant->cmd, p));
 	} else {
-		EXPECT_EQ(-1, ioctl(self->fd, variant->cmd, p));
+		EXPECT_EQ(-1, ioctl(self->ioc_fd, variant->cmd, p));
 		EXPECT_EQ(EFAULT, errno);
 		EXPECT_EQ(contexts, live_objects());
 	}

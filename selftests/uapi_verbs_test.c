@@ -333,42 +333,6 @@ TEST_F(verbs, comp_channel_of_another_process)
 	close(chfd);
 }
 
-/* Index of a RoCE v2 GID of the test address on port 1, or -1. */
-static int roce_gid_index(int fd, __u32 ctx, __u8 *gid)
-{
-	struct rdmachan_query_gid q = {
-		.size = sizeof(q), .handle = ctx, .port_num = 1,
-	};
-	const char *addr = getenv("RDMACHAN_ADDR");
-	struct in_addr in;
-	unsigned int i;
-
-	inet_pton(AF_INET, addr ? addr : "10.77.0.1", &in);
-	for (i = 0; i < 16; i++) {
-		q.index = i;
-		if (ioctl(fd, RDMACHAN_IOC_QUERY_GID, &q))
-			continue;
-		if (q.out_gid_type == RDMACHAN_GID_TYPE_ROCE_V2 &&
-		    !memcmp(q.out_gid + 12, &in, 4)) {
-			memcpy(gid, q.out_gid, 16);
-			return (int)i;
-		}
-	}
-	return -1;
-}
-
-static void ah_to_self(int fd, __u32 ctx, struct rdmachan_ah_attr *ah)
-{
-	int index;
-
-	memset(ah, 0, sizeof(*ah));
-	index = roce_gid_index(fd, ctx, ah->dgid);
-	ah->sgid_index = index < 0 ? 0 : index;
-	ah->is_global = 1;
-	ah->hop_limit = 64;
-	ah->port_num = 1;
-}
-
 /* RESET to RTS for an RC QP talking to @dest_qpn through @ah. */
 static int rc_connect(int fd, __u32 qp, __u32 dest_qpn,
 		      const struct rdmachan_ah_attr *ah)
@@ -1430,41 +1394,6 @@ TEST(killed_mid_transfer_frees_everything)
 	close(ready[0]);
 }
 
-/* RESET to RTS for a UD QP with Q_Key @qkey. */
-static int ud_ready(int fd, __u32 qp, __u32 qkey)
-{
-	struct rdmachan_qp_attr a = {};
-	int ret;
-
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qkey = qkey;
-	ret = raw_modify_qp(fd, qp, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			    IBV_QP_PORT | IBV_QP_QKEY, &a);
-	if (ret)
-		return ret;
-	a.qp_state = IBV_QPS_RTR;
-	ret = raw_modify_qp(fd, qp, IBV_QP_STATE, &a);
-	if (ret)
-		return ret;
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 7;
-	return raw_modify_qp(fd, qp, IBV_QP_STATE | IBV_QP_SQ_PSN, &a);
-}
-
-static int create_ah(int fd, __u32 pd, const struct rdmachan_ah_attr *attr,
-		     __u32 *ah)
-{
-	struct rdmachan_create_ah cmd = {
-		.size = sizeof(cmd), .pd = pd, .attr = *attr,
-	};
-
-	if (ioctl(fd, RDMACHAN_IOC_CREATE_AH, &cmd))
-		return errno;
-	*ah = cmd.out_handle;
-	return 0;
-}
-
 static int ud_send(int fd, __u32 qp, __u32 ah, __u32 qpn, __u32 qkey,
 		   void *addr, __u32 len, __u32 lkey)
 {
@@ -1586,22 +1515,6 @@ TEST_F(verbs, ah_attributes_are_checked)
 	EXPECT_EQ(ENOENT, create_ah(self->fd, self->ctx, &attr, &ah));
 	ASSERT_EQ(0, create_ah(self->fd, self->pd, &attr, &ah));
 	EXPECT_EQ(0, raw_destroy(self->fd, ah));
-}
-
-static int create_srq(int fd, __u32 pd, __u32 max_wr, __u32 *srq,
-		      struct rdmachan_srq_attr *out)
-{
-	struct rdmachan_create_srq cmd = {
-		.size = sizeof(cmd), .pd = pd,
-		.attr = { .max_wr = max_wr, .max_sge = 1 },
-	};
-
-	if (ioctl(fd, RDMACHAN_IOC_CREATE_SRQ, &cmd))
-		return errno;
-	*srq = cmd.out_handle;
-	if (out)
-		*out = cmd.out_attr;
-	return 0;
 }
 
 TEST_F(verbs, srq_feeds_a_qp)
