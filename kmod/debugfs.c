@@ -83,6 +83,26 @@ static void file_unacked_show(struct seq_file *s, struct rdmachan_file *file)
 	xa_unlock(&file->delivered);
 }
 
+/* "cq_unacked <cq handle> <count>" per CQ with completion events taken. */
+static void file_cq_unacked_show(struct seq_file *s, struct rdmachan_file *file)
+{
+	struct rdmachan_object *obj;
+	struct rdmachan_cq *cq;
+	unsigned long handle;
+	unsigned int n;
+
+	xa_lock(&file->objects);
+	xa_for_each(&file->objects, handle, obj) {
+		if (obj->type != RDMACHAN_OBJ_CQ)
+			continue;
+		cq = container_of(obj, struct rdmachan_cq, v.obj);
+		n = READ_ONCE(cq->events_unacked);
+		if (n)
+			seq_printf(s, "cq_unacked %lu %u\n", handle, n);
+	}
+	xa_unlock(&file->objects);
+}
+
 static int file_objects_show(struct seq_file *s, void *unused)
 {
 	unsigned long counts[ARRAY_SIZE(rdmachan_object_names)] = {};
@@ -103,6 +123,7 @@ static int file_objects_show(struct seq_file *s, void *unused)
 			seq_printf(s, "%s %lu\n", rdmachan_object_names[i],
 				   counts[i]);
 	file_unacked_show(s, file);
+	file_cq_unacked_show(s, file);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(file_objects);

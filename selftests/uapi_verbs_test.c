@@ -6,6 +6,7 @@
  * moving to the error state on disconnect, and process death in the
  * middle of a transfer.
  */
+#include <glob.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -1018,6 +1019,30 @@ TEST_F(rc, cq_events_on_the_channel)
 	EXPECT_EQ(0, raw_notify_cq(self->fd, self->cq, 1));
 }
 
+/* Whether this process's debugfs file entries have the line @what. */
+static int debugfs_has(const char *what)
+{
+	char pattern[128], line[256];
+	int found = 0;
+	size_t i;
+	glob_t g;
+	FILE *f;
+
+	snprintf(pattern, sizeof(pattern),
+		 "/sys/kernel/debug/rdmachan/files/%d-*", getpid());
+	if (glob(pattern, 0, NULL, &g))
+		return 0;
+	for (i = 0; i < g.gl_pathc; i++) {
+		f = fopen(g.gl_pathv[i], "r");
+		while (f && fgets(line, sizeof(line), f))
+			found |= !strncmp(line, what, strlen(what));
+		if (f)
+			fclose(f);
+	}
+	globfree(&g);
+	return found;
+}
+
 /* Destroying a CQ waits, with its handle alive, for its events' acks. */
 TEST_F(rc, cq_destroy_waits_for_the_ack)
 {
@@ -1025,6 +1050,7 @@ TEST_F(rc, cq_destroy_waits_for_the_ack)
 	struct destroy_arg arg = { .fd = self->fd, .handle = self->cq };
 	struct rdmachan_wc wc[2];
 	pthread_t thread;
+	char line[64];
 
 	ASSERT_EQ(0, raw_notify_cq(self->fd, self->cq, 0));
 	ASSERT_EQ(0, one_completion(self, 1));
@@ -1036,6 +1062,9 @@ TEST_F(rc, cq_destroy_waits_for_the_ack)
 	ASSERT_EQ(0, pthread_create(&thread, NULL, destroy_in_thread, &arg));
 	usleep(300000);
 	EXPECT_EQ(0, arg.done);
+	/* debugfs says what the destroy waits for */
+	snprintf(line, sizeof(line), "cq_unacked %u 1", self->cq);
+	EXPECT_EQ(1, debugfs_has(line));
 	/* the handle still works while the destroy waits */
 	EXPECT_EQ(0, raw_poll_cq(self->fd, self->cq, wc, 2));
 	EXPECT_EQ(0, raw_ack_cq(self->fd, self->cq, 1));

@@ -778,7 +778,8 @@ struct rdmachan_init_qp_attr {
  * Waits until every event read for the id on its old file has been
  * acknowledged, then moves the id and its queued events to this file.
  * -EBUSY for a listener with connect requests still queued on the old
- * file, -EACCES for a file of another process.
+ * file or an id with multicast joins, -EACCES for a file of another
+ * process. A QP made for the id stays where it is, bound to it.
  */
 struct rdmachan_migrate_id {
 	__u32 size;
@@ -1213,7 +1214,11 @@ struct rdmachan_recv_wr {
  * Every SGE is checked before the chain is handed to the device: its lkey
  * must be an MR of this file on the QP's PD, the range must lie inside
  * that MR, and memory the device writes needs local write access. An
- * inline send's payload is copied in at post time.
+ * inline send's payload is copied in at post time. A request that fails
+ * these or the other checks (its num_sge above the QP's limit, an
+ * opcode or flag the QP type does not take, a UD AH on another PD) is
+ * -EINVAL, and the chain ends before it; opcodes the module does not
+ * support (LOCAL_INV, BIND_MW, SEND_WITH_INV, TSO) are -EOPNOTSUPP.
  */
 struct rdmachan_post {
 	__u32 size;
@@ -1315,7 +1320,10 @@ struct rdmachan_create_ah {
  * The result comes as RDMA_CM_EVENT_MULTICAST_JOIN (with the group's
  * AH attributes, QP number and Q_Key) or _ERROR on the id. When the id
  * has a QP, the module attaches it to the group before it delivers
- * MULTICAST_JOIN and detaches it on leave.
+ * MULTICAST_JOIN (a failed attach turns it into _ERROR with the error as
+ * status) and detaches it on leave. The id must be a UD id (-EINVAL);
+ * a group it has joined already is -EADDRINUSE. An id with joins cannot
+ * migrate (RDMACHAN_IOC_MIGRATE_ID: -EBUSY).
  */
 struct rdmachan_join_mcast {
 	__u32 size;
