@@ -8,6 +8,8 @@
  * context in the event. Only the rdma-core API is used, so the same
  * source also runs on the stock librdmacm over ucma.
  */
+#include <dlfcn.h>
+
 #include <rdma/rdma_verbs.h>
 
 #include "cm_test.h"
@@ -343,6 +345,54 @@ TEST_F(cmqp, multicast_join_datagram_and_leave)
 	errno = 0;
 	EXPECT_EQ(-1, rdma_leave_multicast(id, (struct sockaddr *)&group));
 	EXPECT_EQ(EADDRNOTAVAIL, errno);
+}
+
+/*
+ * A synchronous id's join waits for MULTICAST_JOIN and keeps it in
+ * id->event; leaving acknowledges it (librdmacm would wait for that ack
+ * forever, so this runs on rdmachan only), and destroying an id leaves
+ * the groups it still has.
+ */
+TEST_F(cmqp, multicast_on_a_synchronous_id)
+{
+	struct sockaddr_in addr, group, group2;
+	struct ibv_qp_init_attr attr;
+	struct rdma_cm_id *id;
+	int marker;
+
+	if (!dlsym(RTLD_DEFAULT, "rdmachan_get_info"))
+		SKIP(return, "librdmacm waits forever for id->event's ack");
+	cm_watchdog(2 * CM_TIMEOUT_MS / 1000);
+	ASSERT_EQ(0, rdma_create_id(NULL, &self->ud, NULL, RDMA_PS_UDP));
+	id = self->ud;
+	cm_sockaddr(&addr, cm_test_addr(), 0);
+	ASSERT_EQ(0, rdma_bind_addr(id, (struct sockaddr *)&addr));
+	qp_attr(&attr, IBV_QPT_UD);
+	ASSERT_EQ(0, rdma_create_qp(id, NULL, &attr));
+	cm_sockaddr(&group, MCAST_GROUP, 0);
+	ASSERT_EQ(0, rdma_join_multicast(id, (struct sockaddr *)&group,
+					 &marker));
+	ASSERT_NE(NULL, id->event);
+	EXPECT_EQ(RDMA_CM_EVENT_MULTICAST_JOIN, id->event->event);
+	EXPECT_EQ(&marker, id->event->param.ud.private_data);
+	EXPECT_EQ(1, rdmachan_counter("mcasts"));
+	EXPECT_EQ(0, rdma_leave_multicast(id, (struct sockaddr *)&group));
+	EXPECT_EQ(NULL, id->event);
+	EXPECT_EQ(0, rdmachan_counter("mcasts"));
+
+	/* Joined twice, left never: the destroy leaves. */
+	ASSERT_EQ(0, rdma_join_multicast(id, (struct sockaddr *)&group,
+					 &marker));
+	cm_sockaddr(&group2, "239.7.7.9", 0);
+	ASSERT_EQ(0, rdma_join_multicast(id, (struct sockaddr *)&group2,
+					 NULL));
+	EXPECT_EQ(NULL, id->event->param.ud.private_data);
+	EXPECT_EQ(2, rdmachan_counter("mcasts"));
+	rdma_destroy_qp(id);
+	EXPECT_EQ(0, rdma_destroy_id(id));
+	self->ud = NULL;
+	EXPECT_EQ(0, rdmachan_counter("mcasts"));
+	alarm(0);
 }
 
 TEST_HARNESS_MAIN
