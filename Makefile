@@ -55,6 +55,7 @@ API_SELFTESTS := $(filter-out verbs_device_test,$(API_SELFTESTS))
 STOCK_SELFTESTS := $(API_SELFTESTS:%=$(B)/selftests-stock/%)
 DEMO := $(B)/bin/rdmachan-devinfo $(B)/bin/rdmachan-connect
 BENCH := $(B)/bench/cm_bench-rdmachan $(B)/bench/cm_bench-stock \
+	$(B)/bench/verbs_bench-rdmachan $(B)/bench/verbs_bench-stock \
 	$(B)/bench/libsyscount.so
 FUZZ := $(B)/bin/rdmachan-fuzz
 
@@ -92,12 +93,12 @@ $(B)/bin/rdmachan-%: demo/%.c $(LIB_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -o $@ $< $(LIB_LINK)
 
-# The same benchmark source against librdmachan and against rdma-core.
-$(B)/bench/cm_bench-rdmachan: bench/cm_bench.c $(LIB_SO)
+# The same benchmark sources against librdmachan and against rdma-core.
+$(B)/bench/%-rdmachan: bench/%.c $(LIB_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -o $@ $< $(LIB_LINK) -lpthread -ldl
 
-$(B)/bench/cm_bench-stock: bench/cm_bench.c
+$(B)/bench/%-stock: bench/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -o $@ $< -lrdmacm -libverbs -lpthread -ldl
 

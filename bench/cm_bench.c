@@ -5,7 +5,13 @@
  * the active side (main thread) and the passive side (server thread).
  * Built once against stock librdmacm and once against librdmachan.
  *
- *   cm_bench [-n CONNECTIONS] [-a ADDRESS] [-p PORT]
+ *   cm_bench [-q] [-n CONNECTIONS] [-a ADDRESS] [-p PORT]
+ *
+ * With -q each connection has an RC QP on both sides (rdma_create_qp with
+ * one PD and CQ per side, made before the timing): the active side makes
+ * it in step create_qp, the passive side on CONNECT_REQUEST (step
+ * connect), and both destroy it before the id. Without -q the ids have no
+ * QP and the active side calls rdma_establish.
  *
  * Prints "step NAME usec_per_conn U active_per_conn A passive_per_conn P"
  * lines; crossings need the syscount shim preloaded, else they print -1.
@@ -22,16 +28,17 @@
 #include <time.h>
 #include <unistd.h>
 
-enum step { CREATE, RESOLVE_ADDR, RESOLVE_ROUTE, CONNECT, DISCONNECT,
-	    DESTROY, NR_STEPS };
+enum step { CREATE, RESOLVE_ADDR, RESOLVE_ROUTE, CREATE_QP, CONNECT,
+	    DISCONNECT, DESTROY, NR_STEPS };
 
 static const char *const step_names[NR_STEPS] = {
-	"create_id", "resolve_addr", "resolve_route", "connect", "disconnect",
-	"destroy",
+	"create_id", "resolve_addr", "resolve_route", "create_qp", "connect",
+	"disconnect", "destroy",
 };
 
 static unsigned long (*syscount_thread)(void);
 static int conns = 100;
+static bool with_qp;
 static struct sockaddr_in addr;
 
 /* Passive side state, shared with the server thread under @lock. */
@@ -68,6 +75,39 @@ static void wait_for(int *counter, int value)
 	pthread_mutex_unlock(&lock);
 }
 
+/* One PD and CQ per side, shared by that side's QPs. */
+struct qp_res {
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+};
+
+static void qp_res_open(struct qp_res *r, struct ibv_context *verbs)
+{
+	r->pd = ibv_alloc_pd(verbs);
+	r->cq = r->pd ? ibv_create_cq(verbs, 16, NULL, NULL, 0) : NULL;
+	if (!r->cq)
+		die("PD and CQ");
+}
+
+static void qp_res_close(struct qp_res *r)
+{
+	if (ibv_destroy_cq(r->cq) || ibv_dealloc_pd(r->pd))
+		die("PD and CQ teardown");
+}
+
+/* An RC QP on @id, the smallest that can carry a message each way. */
+static void create_qp(struct rdma_cm_id *id, struct qp_res *r)
+{
+	struct ibv_qp_init_attr attr = {
+		.send_cq = r->cq, .recv_cq = r->cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+
+	if (rdma_create_qp(id, r->pd, &attr))
+		die("rdma_create_qp");
+}
+
 static void bump(int *counter)
 {
 	pthread_mutex_lock(&lock);
@@ -84,6 +124,7 @@ static void *server(void *arg)
 					 .initiator_depth = 1,
 					 .rnr_retry_count = 7 };
 	struct rdma_cm_event *ev;
+	struct qp_res res = { 0 };
 	int accepted = 0, done = 0, i;
 
 	if (!ch || !ids)
@@ -92,6 +133,8 @@ static void *server(void *arg)
 	    rdma_bind_addr(listen_id, (struct sockaddr *)&addr) ||
 	    rdma_listen(listen_id, conns))
 		die("server listen");
+	if (with_qp)
+		qp_res_open(&res, listen_id->verbs);
 	bump((int *)arg);
 
 	passive[CONNECT] = crossings();
@@ -102,6 +145,8 @@ static void *server(void *arg)
 		case RDMA_CM_EVENT_CONNECT_REQUEST:
 			param.qp_num = 0x800000 + accepted;
 			ids[accepted++] = ev->id;
+			if (with_qp)
+				create_qp(ev->id, &res);
 			if (rdma_accept(ev->id, &param))
 				die("accept");
 			break;
@@ -129,9 +174,14 @@ static void *server(void *arg)
 	while (!destroy_now)
 		pthread_cond_wait(&cond, &lock);
 	pthread_mutex_unlock(&lock);
-	for (i = 0; i < accepted; i++)
+	for (i = 0; i < accepted; i++) {
+		if (with_qp)
+			rdma_destroy_qp(ids[i]);
 		rdma_destroy_id(ids[i]);
+	}
 	passive[NR_STEPS] = crossings();
+	if (with_qp)
+		qp_res_close(&res);
 	rdma_destroy_id(listen_id);
 	rdma_destroy_event_channel(ch);
 	free(ids);
@@ -165,10 +215,14 @@ int main(int argc, char **argv)
 	struct rdma_event_channel *ch;
 	struct rdma_cm_id **ids;
 	int port = 7471 + getpid() % 1000, opt, i, s, ready = 0;
+	struct qp_res res = { 0 };
 	pthread_t thread;
 
-	while ((opt = getopt(argc, argv, "n:a:p:")) != -1) {
+	while ((opt = getopt(argc, argv, "qn:a:p:")) != -1) {
 		switch (opt) {
+		case 'q':
+			with_qp = true;
+			break;
 		case 'n':
 			conns = atoi(optarg);
 			break;
@@ -179,7 +233,7 @@ int main(int argc, char **argv)
 			port = atoi(optarg);
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-n N] [-a ADDR] [-p PORT]\n",
+			fprintf(stderr, "usage: %s [-q] [-n N] [-a ADDR] [-p PORT]\n",
 				argv[0]);
 			return 2;
 		}
@@ -225,6 +279,14 @@ int main(int argc, char **argv)
 		expect(ch, RDMA_CM_EVENT_ROUTE_RESOLVED);
 	usec[RESOLVE_ROUTE] = now_us() - t;
 
+	if (with_qp)
+		qp_res_open(&res, ids[0]->verbs);
+	active[CREATE_QP] = crossings();
+	t = now_us();
+	for (i = 0; with_qp && i < conns; i++)
+		create_qp(ids[i], &res);
+	usec[CREATE_QP] = now_us() - t;
+
 	active[CONNECT] = crossings();
 	t = now_us();
 	for (i = 0; i < conns; i++) {
@@ -234,16 +296,19 @@ int main(int argc, char **argv)
 			die("connect");
 	}
 	for (i = 0; i < conns; i++) {
+		/* with a QP the library completes the connection itself */
+		enum rdma_cm_event_type want = with_qp ?
+			RDMA_CM_EVENT_ESTABLISHED : RDMA_CM_EVENT_CONNECT_RESPONSE;
 		struct rdma_cm_event *ev;
 
 		if (rdma_get_cm_event(ch, &ev))
 			die("get event");
-		if (ev->event != RDMA_CM_EVENT_CONNECT_RESPONSE) {
+		if (ev->event != want || ev->status) {
 			fprintf(stderr, "cm_bench: connect: %s (status %d)\n",
 				rdma_event_str(ev->event), ev->status);
 			return 1;
 		}
-		if (rdma_establish(ev->id))
+		if (!with_qp && rdma_establish(ev->id))
 			die("establish");
 		rdma_ack_cm_event(ev);
 	}
@@ -262,9 +327,12 @@ int main(int argc, char **argv)
 
 	active[DESTROY] = crossings();
 	t = now_us();
-	for (i = 0; i < conns; i++)
+	for (i = 0; i < conns; i++) {
+		if (with_qp)
+			rdma_destroy_qp(ids[i]);
 		if (rdma_destroy_id(ids[i]))
 			die("destroy");
+	}
 	pthread_mutex_lock(&lock);
 	destroy_now = true;
 	pthread_cond_broadcast(&cond);
@@ -272,12 +340,16 @@ int main(int argc, char **argv)
 	pthread_join(thread, NULL);
 	usec[DESTROY] = now_us() - t;
 	active[NR_STEPS] = crossings();
+	if (with_qp)
+		qp_res_close(&res);
 	rdma_destroy_event_channel(ch);
 
 	/* Passive crossings of a step: from its start to the next one's. */
 	passive[CREATE] = passive[RESOLVE_ADDR] = passive[RESOLVE_ROUTE] =
-		passive[CONNECT];
+		passive[CREATE_QP] = passive[CONNECT];
 	for (s = 0; s < NR_STEPS; s++) {
+		if (s == CREATE_QP && !with_qp)
+			continue;
 		double a = (double)(active[s + 1] - active[s]) / conns;
 		double p = s < CONNECT ? 0 :
 			   (double)(passive[s + 1] - passive[s]) / conns;
