@@ -214,7 +214,8 @@ TEST_F(bad, recv_sge_outside_mr)
 /*
  * A receive into an MR registered without local write: the device may not
  * write there. rdmachan: refused at post time. Stock: posted; the
- * message that lands on it fails at the receiver, and at the sender.
+ * message that lands on it fails at the receiver with a local QP error
+ * and at the sender with a remote operation error.
  */
 TEST_F(bad, recv_into_mr_without_local_write)
 {
