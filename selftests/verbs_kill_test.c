@@ -92,6 +92,9 @@ static void victim_client(enum victim_mode mode, int port, uint64_t raddr,
 		victim_fail("resources");
 	if (mode != STREAM_SENDS && vt_post_recv(&e, 1, 0, MSG))
 		victim_fail("post recv");
+	/* armed before the peer can send: its message raises the event */
+	if (mode == UNACKED_CQ_EVENT && ibv_req_notify_cq(e.cq, 0))
+		victim_fail("arm");
 	vt_conn_param(&param, cm_req_data, sizeof(cm_req_data));
 	if (rdma_connect(e.id, &param) ||
 	    cm_expect_ok(ch, RDMA_CM_EVENT_ESTABLISHED, e.id))
@@ -109,8 +112,7 @@ static void victim_client(enum victim_mode mode, int port, uint64_t raddr,
 		break;
 	case UNACKED_CQ_EVENT:
 		/* the parent sends one message: take its event, never ack */
-		if (ibv_req_notify_cq(e.cq, 0) ||
-		    ibv_get_cq_event(e.chan, &cq, &ctx) ||
+		if (ibv_get_cq_event(e.chan, &cq, &ctx) ||
 		    ibv_poll_cq(e.cq, 1, &wc) != 1)
 			victim_fail("cq event");
 		/* and more receives, for the kill to find posted */
