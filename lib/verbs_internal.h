@@ -54,8 +54,19 @@ static inline uint32_t vb_ctx_handle(struct ibv_context *context)
 	return to_rctx(context)->handle;
 }
 
-/* Destroy the kernel object @handle of @context's file. */
-int vb_destroy_handle(struct ibv_context *context, uint32_t handle);
+/* Destroy the kernel object @handle of @context's file: 0 or an errno. */
+static inline int vb_destroy_handle(struct ibv_context *context,
+				    uint32_t handle)
+{
+	struct rdmachan_destroy cmd = {
+		.size = sizeof(cmd),
+		.handle = handle,
+	};
+
+	if (rdmachan_ioctl(context->cmd_fd, RDMACHAN_IOC_DESTROY, &cmd))
+		return errno;
+	return 0;
+}
 
 /* The data path ops of struct ibv_context (verbs_post.c, verbs_cq.c). */
 void vb_init_context_ops(struct ibv_context *context);

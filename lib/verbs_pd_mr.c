@@ -11,18 +11,6 @@
 
 #include "verbs_internal.h"
 
-int vb_destroy_handle(struct ibv_context *context, uint32_t handle)
-{
-	struct rdmachan_destroy cmd = {
-		.size = sizeof(cmd),
-		.handle = handle,
-	};
-
-	if (rdmachan_ioctl(context->cmd_fd, RDMACHAN_IOC_DESTROY, &cmd))
-		return errno;
-	return 0;
-}
-
 struct ibv_pd *vb_alloc_pd(struct ibv_context *context)
 {
 	struct rdmachan_alloc_pd cmd = {
