@@ -74,6 +74,14 @@ struct rdmachan_cq {
 	/* events taken from the channel and not yet acknowledged */
 	unsigned int events_unacked;
 	wait_queue_head_t ack_wait;
+	/*
+	 * Completions taken from the device when it went away, handed out
+	 * by POLL_CQ before anything else; under @saved_lock.
+	 */
+	spinlock_t saved_lock;
+	struct rdmachan_wc *saved;
+	u32 saved_num;
+	u32 saved_next;
 };
 
 struct rdmachan_srq {
@@ -224,6 +232,8 @@ bool rdma_nl_get_privileged_qkey(void);
 struct rdmachan_qp *rdmachan_cm_unbind_qp(struct rdmachan_cm_id *id,
 					  bool destroy);
 void rdmachan_qp_error(struct rdmachan_cm_id *id);
+int rdmachan_qp_flush(struct rdmachan_verbs_obj *v);
+int rdmachan_cq_save(struct rdmachan_verbs_obj *v);
 void rdmachan_verbs_noop_event(struct ib_event *event, void *context);
 
 /* Multicast */

@@ -24,6 +24,7 @@ static void rdmachan_cq_free(struct rdmachan_object *obj)
 	rdmachan_verbs_release(&cq->v);
 	if (cq->channel)
 		rdmachan_comp_channel_put(cq->channel);
+	kvfree(cq->saved);
 	/* A late completion handler may still be reading it. */
 	kfree_rcu(cq, v.obj.rcu);
 	rdmachan_count_dec(RDMACHAN_COUNT_CQS);
@@ -129,6 +130,7 @@ int rdmachan_cmd_create_cq(struct rdmachan_call *call, void *arg)
 	cq->user_context = cmd->user_context;
 	INIT_LIST_HEAD(&cq->channel_entry);
 	init_waitqueue_head(&cq->ack_wait);
+	spin_lock_init(&cq->saved_lock);
 	ret = rdmachan_verbs_reserve(call, &cq->v, &cmd->out_handle);
 	if (ret) {
 		rdmachan_object_put(&cq->v.obj);
@@ -251,6 +253,55 @@ static void rdmachan_wc_from_ib(struct rdmachan_wc *dst, const struct ib_wc *src
 	dst->__reserved = 0;
 }
 
+/*
+ * Device removal, with the file's verbs_lock held: the CQ's completions
+ * are taken from the device and kept for POLL_CQ. Returns how many.
+ */
+int rdmachan_cq_save(struct rdmachan_verbs_obj *v)
+{
+	struct rdmachan_cq *cq = container_of(v, struct rdmachan_cq, v);
+	struct ib_wc wc[RDMACHAN_POLL_BATCH];
+	struct rdmachan_wc *saved;
+	u32 room = cq->ib->cqe;
+	int got, i, taken = 0;
+
+	if (!cq->saved) {
+		saved = kvcalloc(room, sizeof(*saved), GFP_KERNEL);
+		spin_lock(&cq->saved_lock);
+		cq->saved = saved;
+		spin_unlock(&cq->saved_lock);
+		if (!saved)
+			return 0;
+	}
+	do {
+		got = ib_poll_cq(cq->ib, RDMACHAN_POLL_BATCH, wc);
+		spin_lock(&cq->saved_lock);
+		for (i = 0; i < got; i++) {
+			/* No more fit than the CQ holds; the rest are dropped. */
+			if (cq->saved_num == room)
+				break;
+			rdmachan_wc_from_ib(&cq->saved[cq->saved_num++], &wc[i]);
+		}
+		spin_unlock(&cq->saved_lock);
+		taken += max(got, 0);
+	} while (got == RDMACHAN_POLL_BATCH);
+	return taken;
+}
+
+/* Completions kept at device removal, up to @max, into @uwc. */
+static int rdmachan_cq_take_saved(struct rdmachan_cq *cq,
+				  struct rdmachan_wc *uwc, u32 max)
+{
+	int n;
+
+	spin_lock(&cq->saved_lock);
+	n = min(max, cq->saved_num - cq->saved_next);
+	memcpy(uwc, &cq->saved[cq->saved_next], n * sizeof(*uwc));
+	cq->saved_next += n;
+	spin_unlock(&cq->saved_lock);
+	return n;
+}
+
 static int rdmachan_wc_copy_out(void __user *dst, u32 stride,
 				const struct rdmachan_wc *wc, int n)
 {
@@ -285,8 +336,21 @@ int rdmachan_cmd_poll_cq(struct rdmachan_call *call, void *arg)
 		return -EINVAL;
 	down_read(&file->verbs_lock);
 	cq = rdmachan_cq_find(file, cmd->cq);
-	ret = rdmachan_verbs_usable(cq ? &cq->v : NULL);
-	while (!ret && n < cmd->max_wc) {
+	ret = cq ? 0 : -ENOENT;
+	/* What the CQ had when its device went away comes first. */
+	while (!ret && unlikely(READ_ONCE(cq->saved)) && n < cmd->max_wc) {
+		got = rdmachan_cq_take_saved(cq, uwc, min_t(u32, cmd->max_wc - n,
+							    RDMACHAN_POLL_BATCH));
+		if (!got)
+			break;
+		ret = rdmachan_wc_copy_out(dst + (size_t)n * cmd->wc_size,
+					   cmd->wc_size, uwc, got);
+		if (!ret)
+			n += got;
+	}
+	if (!ret && !cq->v.live && !n)
+		ret = -ENODEV;
+	while (!ret && cq->v.live && n < cmd->max_wc) {
 		got = ib_poll_cq(cq->ib, min_t(u32, cmd->max_wc - n,
 					       RDMACHAN_POLL_BATCH), wc);
 		if (got <= 0) {

@@ -9,6 +9,9 @@
  * reference is dropped after such a teardown, so a lookup under the read
  * lock needs no reference of its own.
  */
+#include <linux/delay.h>
+#include <linux/slab.h>
+
 #include "rdmachan.h"
 
 void rdmachan_verbs_init(struct rdmachan_verbs_obj *v,
@@ -143,15 +146,69 @@ void rdmachan_verbs_file_release(struct rdmachan_file *file)
 }
 
 /*
+ * Calls @fn on each live object of @rank on @dev, with its file's
+ * verbs_lock held for read; returns the sum of what @fn returned.
+ */
+static int rdmachan_verbs_each(struct rdmachan_device *dev,
+			       enum rdmachan_verbs_rank rank,
+			       int (*fn)(struct rdmachan_verbs_obj *v))
+{
+	struct rdmachan_verbs_obj *v, **objs;
+	size_t n = 0, i = 0;
+	int sum = 0;
+
+	mutex_lock(&dev->verbs_lock);
+	list_for_each_entry(v, &dev->verbs[rank], dev_entry)
+		n++;
+	objs = kvmalloc_array(n, sizeof(*objs), GFP_KERNEL);
+	if (objs) {
+		list_for_each_entry(v, &dev->verbs[rank], dev_entry) {
+			kref_get(&v->obj.ref);
+			rdmachan_file_get(v->file);
+			objs[i++] = v;
+		}
+	}
+	mutex_unlock(&dev->verbs_lock);
+	if (!objs)
+		return 0;
+
+	for (i = 0; i < n; i++) {
+		v = objs[i];
+		down_read(&v->file->verbs_lock);
+		if (v->live)
+			sum += fn(v);
+		up_read(&v->file->verbs_lock);
+		rdmachan_file_put(v->file);
+		rdmachan_object_put(&v->obj);
+	}
+	kvfree(objs);
+	return sum;
+}
+
+/* Enough passes over the CQs to see the flushes of the QPs finish. */
+#define RDMACHAN_FLUSH_PASSES	50
+
+/*
  * The IB device goes away: every verbs object on it, of every file, is
- * torn down before the IB core may free the device. No new one can be
- * made: the caller has cut the device off (removal_lock) already.
+ * torn down before the IB core may free the device. First the QPs move
+ * to the error state and their flushed work requests are kept by their
+ * CQs, as after a disconnect, so programs can still poll them. No new
+ * object can be made: the caller has cut the device off already.
  */
 void rdmachan_verbs_remove_device(struct rdmachan_device *dev)
 {
 	struct rdmachan_verbs_obj *v;
 	struct rdmachan_file *file;
-	int rank = 0;
+	int rank = 0, pass;
+
+	rdmachan_verbs_each(dev, RDMACHAN_RANK_QP, rdmachan_qp_flush);
+	/* The device flushes when it gets to it: until the CQs stay empty. */
+	for (pass = 0; pass < RDMACHAN_FLUSH_PASSES; pass++) {
+		if (!rdmachan_verbs_each(dev, RDMACHAN_RANK_CQ,
+					 rdmachan_cq_save) && pass)
+			break;
+		usleep_range(2000, 4000);
+	}
 
 	mutex_lock(&dev->verbs_lock);
 	while (rank < RDMACHAN_VERBS_RANKS) {

@@ -83,6 +83,22 @@ void rdmachan_qp_error(struct rdmachan_cm_id *id)
 		ib_modify_qp(qp->ib, &attr, IB_QP_STATE);
 }
 
+/*
+ * Device removal, with the file's verbs_lock held: the QP flushes its
+ * work requests to its CQs. rxe does it from tasklets, which run here
+ * when bottom halves come back on.
+ */
+int rdmachan_qp_flush(struct rdmachan_verbs_obj *v)
+{
+	struct rdmachan_qp *qp = container_of(v, struct rdmachan_qp, v);
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	ib_modify_qp(qp->ib, &attr, IB_QP_STATE);
+	local_bh_disable();
+	local_bh_enable();
+	return 0;
+}
+
 static void rdmachan_qp_unbind(struct rdmachan_qp *qp)
 {
 	struct rdmachan_cm_id *id;

@@ -1818,6 +1818,7 @@ TEST(qps_after_device_removal)
 	struct rdmachan_qp_attr a = { .qp_state = IBV_QPS_ERR };
 	struct rdmachan_ah_attr attr;
 	struct rdmachan_cm_event ev;
+	struct rdmachan_wc wc[8];
 	struct side c, srv, u;
 	__u32 listen = 0, qp = 0, srq = 0, ah = 0, mc = 0, posted = 0;
 	int i, removed;
@@ -1866,6 +1867,15 @@ TEST(qps_after_device_removal)
 		}
 	}
 	EXPECT_EQ(3, removed);
+	/* the receives were flushed before the device went: they can be polled */
+	ASSERT_EQ(3, raw_poll_cq(c.fd, c.cq, wc, 8));
+	for (i = 0; i < 3; i++) {
+		EXPECT_EQ(IBV_WC_WR_FLUSH_ERR, wc[i].status);
+		EXPECT_EQ(i + 1, wc[i].wr_id);
+		EXPECT_EQ(c.qpn, wc[i].qp_num);
+	}
+	EXPECT_EQ(-ENODEV, raw_poll_cq(c.fd, c.cq, wc, 8));
+	EXPECT_EQ(-ENODEV, raw_poll_cq(srv.fd, srv.cq, wc, 8));
 	/* destroy works on everything; close does the rest */
 	EXPECT_EQ(0, raw_destroy(c.fd, c.qp));
 	EXPECT_EQ(0, raw_destroy(c.fd, c.cq));
