@@ -56,7 +56,8 @@ static int rdmachan_post_check(const struct rdmachan_post *cmd,
 {
 	if (cmd->__reserved || !cmd->num_wrs ||
 	    cmd->num_wrs > RDMACHAN_MAX_POST_WRS ||
-	    cmd->num_sges > RDMACHAN_MAX_POST_SGES || cmd->wr_size < wr_size)
+	    cmd->num_sges > RDMACHAN_MAX_POST_SGES || cmd->wr_size < wr_size ||
+	    cmd->wr_size > RDMACHAN_MAX_STRIDE)
 		return -EINVAL;
 	return 0;
 }

@@ -332,7 +332,8 @@ int rdmachan_cmd_poll_cq(struct rdmachan_call *call, void *arg)
 	u32 n = 0;
 	int ret, got, i;
 
-	if (cmd->wc_size < sizeof(struct rdmachan_wc))
+	if (cmd->wc_size < sizeof(struct rdmachan_wc) ||
+	    cmd->wc_size > RDMACHAN_MAX_STRIDE)
 		return -EINVAL;
 	down_read(&file->verbs_lock);
 	cq = rdmachan_cq_find(file, cmd->cq);

@@ -205,6 +205,7 @@ TEST_F(verbs, cq_poll_notify_ack)
 		.size = sizeof(pollcmd), .max_wc = 1, .wcs = (uintptr_t)wc,
 		.wc_size = sizeof(wc[0]) - 1,
 	};
+	char bigwc[2 * (sizeof(struct rdmachan_wc) + 16)];
 	__u32 cq = 0;
 	int chfd = -1;
 
@@ -241,6 +242,17 @@ TEST_F(verbs, cq_poll_notify_ack)
 	pollcmd.cq = cq;
 	EXPECT_EQ(-1, ioctl(self->fd, RDMACHAN_IOC_POLL_CQ, &pollcmd));
 	EXPECT_EQ(EINVAL, errno);
+	pollcmd.wc_size = RDMACHAN_MAX_STRIDE + 1;
+	EXPECT_EQ(-1, ioctl(self->fd, RDMACHAN_IOC_POLL_CQ, &pollcmd));
+	EXPECT_EQ(EINVAL, errno);
+	/* a newer, longer completion: the tail is cleared */
+	memset(bigwc, 0xa5, sizeof(bigwc));
+	pollcmd.wcs = (uintptr_t)bigwc;
+	pollcmd.wc_size = sizeof(bigwc) / 2;
+	pollcmd.max_wc = 2;
+	EXPECT_EQ(0, ioctl(self->fd, RDMACHAN_IOC_POLL_CQ, &pollcmd));
+	EXPECT_EQ(0, pollcmd.out_num_wc);
+	EXPECT_EQ((char)0xa5, bigwc[0]);
 	EXPECT_EQ(0, raw_destroy(self->fd, cq));
 	close(chfd);
 }
@@ -569,6 +581,39 @@ TEST_F(rc, send_write_read_atomic_with_data_checked)
 	EXPECT_EQ(42, *counter);
 }
 
+/* A caller with a newer, longer completion layout gets a zeroed tail. */
+TEST_F(rc, poll_with_a_longer_completion_layout)
+{
+	struct rdmachan_send_wr wr = send_wr(IBV_WR_SEND, 5);
+	const size_t stride = sizeof(struct rdmachan_wc) + 24;
+	char wcs[2 * (sizeof(struct rdmachan_wc) + 24) + 8];
+	struct rdmachan_poll_cq cmd = {
+		.size = sizeof(cmd), .cq = self->cq, .max_wc = 2,
+		.wcs = (uintptr_t)wcs, .wc_size = stride,
+	};
+	char zero[24] = {};
+	struct rdmachan_wc *wc;
+	int i;
+
+	memset(wcs, 0xa5, sizeof(wcs));
+	ASSERT_EQ(0, raw_post_recv1(self->fd, self->qp[1], 6, self->buf, 16,
+				    self->mr.lkey));
+	ASSERT_EQ(0, raw_post_send1(self->fd, self->qp[0], &wr,
+				    self->buf + 64, 16, self->mr.lkey));
+	/* both completions are there when the post returns, or soon after */
+	usleep(200000);
+	ASSERT_EQ(0, ioctl(self->fd, RDMACHAN_IOC_POLL_CQ, &cmd));
+	ASSERT_EQ(2, cmd.out_num_wc);
+	for (i = 0; i < 2; i++) {
+		wc = (struct rdmachan_wc *)(wcs + i * stride);
+		EXPECT_EQ(IBV_WC_SUCCESS, wc->status);
+		EXPECT_EQ(0, memcmp(wcs + i * stride + sizeof(*wc), zero,
+				    sizeof(zero)));
+	}
+	/* nothing past the last element */
+	EXPECT_EQ((char)0xa5, wcs[2 * stride]);
+}
+
 /* The payload is taken at post time, from memory that is no MR at all. */
 TEST_F(rc, inline_send_copies_at_post)
 {
@@ -804,6 +849,9 @@ TEST_F(rc, request_and_sge_limits)
 	EXPECT_EQ(EINVAL, raw_post(self->fd, RDMACHAN_IOC_POST_RECV,
 				   self->qp[1], rwr, 1, sizeof(rwr[0]) - 1, sges,
 				   1, &posted));
+	EXPECT_EQ(EINVAL, raw_post(self->fd, RDMACHAN_IOC_POST_RECV,
+				   self->qp[1], rwr, 1, RDMACHAN_MAX_STRIDE + 1,
+				   sges, 1, &posted));
 	EXPECT_EQ(EFAULT, raw_post(self->fd, RDMACHAN_IOC_POST_RECV,
 				   self->qp[1], NULL, 1, sizeof(rwr[0]), sges, 1,
 				   &posted));

@@ -994,7 +994,7 @@ struct rdmachan_wc {
  * @max_wc: room at @wcs, in completions
  * @wcs: user pointer to an array of struct rdmachan_wc
  * @wc_size: sizeof(struct rdmachan_wc) as the caller knows it, at least
- *	the first layout's; the array's stride
+ *	the first layout's and at most RDMACHAN_MAX_STRIDE; the array's stride
  * @out_num_wc: completions written to @wcs; never blocks, 0 when empty
  */
 struct rdmachan_poll_cq {
@@ -1189,6 +1189,9 @@ struct rdmachan_recv_wr {
 	__u32 __reserved;
 };
 
+/* Largest stride of the work request and completion arrays. */
+#define RDMACHAN_MAX_STRIDE	4096
+
 /* Largest chain of work requests, and of SGEs, in one post. */
 #define RDMACHAN_MAX_POST_WRS	1024
 #define RDMACHAN_MAX_POST_SGES	4096
@@ -1203,7 +1206,8 @@ struct rdmachan_recv_wr {
  *	struct rdmachan_recv_wr (receive), posted in order as one chain
  * @sges: user pointer to all their SGEs, each request's in turn
  * @wr_size: sizeof() of the work request struct as the caller knows it,
- *	at least the first layout's; the stride of @wrs
+ *	at least the first layout's and at most RDMACHAN_MAX_STRIDE; the
+ *	stride of @wrs
  * @num_sges: SGEs at @sges, at most RDMACHAN_MAX_POST_SGES; the requests'
  *	num_sge must add up to it
  * @out_num_posted: requests posted; when the call fails, the ones before
