@@ -614,6 +614,60 @@ TEST_F(rc, poll_with_a_longer_completion_layout)
 	EXPECT_EQ((char)0xa5, wcs[2 * stride]);
 }
 
+static int post_recv_lkey(int fd, __u32 qp, void *addr, __u32 len,
+			  __u32 lkey, __u32 *posted)
+{
+	struct rdmachan_recv_wr wr = { .wr_id = 1, .num_sge = 1 };
+	struct rdmachan_sge sge = {
+		.addr = (uintptr_t)addr, .length = len, .lkey = lkey,
+	};
+
+	return raw_post(fd, RDMACHAN_IOC_POST_RECV, qp, &wr, 1, sizeof(wr),
+			&sge, 1, posted);
+}
+
+/* SGEs and remote addresses are in the MR's iova space, not the caller's. */
+TEST_F(rc, mr_with_an_iova_of_its_own)
+{
+	struct rdmachan_reg_mr reg = {
+		.size = sizeof(reg), .pd = self->pd,
+		.access = ALL_ACCESS, .addr = (uintptr_t)self->buf + BUF_SIZE,
+		.length = BUF_SIZE, .iova = 0x7000000000ULL,
+	};
+	struct rdmachan_send_wr wr = send_wr(IBV_WR_RDMA_WRITE, 1);
+	struct rdmachan_wc wc[2];
+	char *dst = self->buf + BUF_SIZE;
+	__u32 posted = 0;
+	int i;
+
+	ASSERT_EQ(0, ioctl(self->fd, RDMACHAN_IOC_REG_MR, &reg));
+	for (i = 0; i < 256; i++)
+		self->buf[i] = (char)(255 - i);
+	memset(dst, 0, BUF_SIZE);
+	wr.remote_addr = reg.iova + 512;
+	wr.rkey = reg.out_rkey;
+	ASSERT_EQ(0, raw_post_send1(self->fd, self->qp[0], &wr, self->buf,
+				    256, self->mr.lkey));
+	ASSERT_EQ(1, raw_poll_n(self->fd, self->cq, wc, 1));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc[0].status);
+	EXPECT_EQ(0, memcmp(self->buf, dst + 512, 256));
+
+	/* a receive into it, addressed by iova */
+	ASSERT_EQ(0, post_recv_lkey(self->fd, self->qp[1],
+				    (void *)(uintptr_t)(reg.iova + 1024), 256,
+				    reg.out_lkey, &posted));
+	wr = send_wr(IBV_WR_SEND, 2);
+	ASSERT_EQ(0, raw_post_send1(self->fd, self->qp[0], &wr, self->buf,
+				    256, self->mr.lkey));
+	ASSERT_EQ(2, raw_poll_n(self->fd, self->cq, wc, 2));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc[0].status);
+	EXPECT_EQ(IBV_WC_SUCCESS, wc[1].status);
+	EXPECT_EQ(0, memcmp(self->buf, dst + 1024, 256));
+	/* the caller's own address of that memory is outside the MR */
+	EXPECT_EQ(EINVAL, post_recv_lkey(self->fd, self->qp[1], dst, 256,
+					 reg.out_lkey, &posted));
+}
+
 /* The payload is taken at post time, from memory that is no MR at all. */
 TEST_F(rc, inline_send_copies_at_post)
 {
@@ -648,17 +702,6 @@ TEST_F(rc, inline_send_copies_at_post)
 	EXPECT_EQ(0, raw_poll_cq(self->fd, self->cq, wc, 2));
 }
 
-static int post_recv_lkey(int fd, __u32 qp, void *addr, __u32 len,
-			  __u32 lkey, __u32 *posted)
-{
-	struct rdmachan_recv_wr wr = { .wr_id = 1, .num_sge = 1 };
-	struct rdmachan_sge sge = {
-		.addr = (uintptr_t)addr, .length = len, .lkey = lkey,
-	};
-
-	return raw_post(fd, RDMACHAN_IOC_POST_RECV, qp, &wr, 1, sizeof(wr),
-			&sge, 1, posted);
-}
 
 /*
  * Only lkeys of this file's MRs on the QP's PD work: not another file's,
