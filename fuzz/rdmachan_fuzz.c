@@ -36,104 +36,7 @@
  * a run with the same seed makes the same kinds of calls, not the same
  * interleaving.
  */
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <strings.h>
-#include <time.h>
-#include <unistd.h>
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <rdma/rdma_cma.h>
-
-#include "../uapi/rdmachan.h"
-
-typedef uint8_t u8;
-typedef uint16_t u16;
-typedef uint32_t u32;
-typedef uint64_t u64;
-
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-#define DEV_PATH	"/dev/rdmachan"
-#define DEBUGFS		"/sys/kernel/debug/rdmachan"
-
-#define MAX_WORKERS	16
-#define MAX_THREADS	8
-#define MAX_FILES	4
-#define MAX_DUPS	3
-#define MAX_OBJS	96
-#define MAX_IDS		24	/* per file, made by this worker's create */
-#define MAX_CTXS	4
-#define MAX_EVS		96
-#define DEAD_RING	64
-#define ACKED_RING	256
-#define MAX_ORPHANS	32
-#define HIST_MAX	(1u << 20)
-#define DESC_LEN	200
-#define RING_LEN	16
-#define MAX_FAIL	32
-#define FAIL_LEN	1024
-#define ARENA_LEN	(64 * 1024)
-#define EV_SIZE		sizeof(struct rdmachan_cm_event)
-#define POISON		0xa5
-#define POISON32	0xa5a5a5a5u
-
-#define NSEC		1000000000ull
-#define MSEC		1000000ull
-
-/* Commands, in the order of enum rdmachan_ioctl_nr. */
-#define NCMD		(RDMACHAN_CMD_MIGRATE_ID + 1)
-/* Every command of the ABI: the last of enum rdmachan_ioctl_nr, plus one */
-#define NCMD_ABI	(RDMACHAN_CMD_JOIN_MCAST + 1)
-#define STAT_UNKNOWN	NCMD		/* calls of unknown commands */
-#define STAT_CHILD	(NCMD + 1)	/* calls made by forked children */
-#define NSTAT_CMDS	(NCMD + 2)
-
-enum fault {
-	F_NONE,
-	F_UNKNOWN_CMD,
-	F_BAD_DIR,
-	F_ARG_NULL,
-	F_ARG_UNMAPPED,
-	F_ARG_KERNEL,
-	F_ARG_STRADDLE_HDR,
-	F_ARG_STRADDLE,
-	F_ARG_READONLY,
-	F_SIZE_SHORT,
-	F_SIZE_LONG_ZERO,
-	F_SIZE_LONG_TAIL,
-	F_SIZE_HUGE,
-	F_FLAGS,
-	F_RESERVED,
-	F_HANDLE_ZERO,
-	F_HANDLE_HUGE,
-	F_HANDLE_DEAD,
-	F_HANDLE_WRONG_TYPE,
-	F_HANDLE_OTHER_FILE,
-	F_HANDLE_RANDOM,
-	F_VALUE,
-	F_PTR,
-	F_ACK_BAD,
-	F_CHILD,
-	NFAULTS,
-};
+#include "fuzz.h"
 
 static const char *const fault_names[NFAULTS] = {
 	[F_NONE] = "none",
@@ -163,35 +66,6 @@ static const char *const fault_names[NFAULTS] = {
 	[F_CHILD] = "forked-child",
 };
 
-enum fz_stat {
-	ST_EVENTS,
-	ST_ACKS,
-	ST_ACKS_REFUSED,
-	ST_CONNECT_REQUESTS,
-	ST_ESTABLISHED,
-	ST_REFUSED,
-	ST_DISCONNECTED,
-	ST_EINTR,
-	ST_EAGAIN,
-	ST_CM_ERRORS,
-	ST_FILES_OPENED,
-	ST_FILES_CLOSED,
-	ST_CLOSE_DURING_CALL,
-	ST_ENOTTY_CLOSED,
-	ST_FORKS,
-	ST_DESTROY_DEFERRED,
-	ST_DESTROY_TRAPPED,
-	ST_MIGRATES,
-	ST_WORKERS,
-	ST_KILLS_RANDOM,
-	ST_KILLS_TRAP,
-	ST_KILLS_BLOCKED,
-	ST_MODEL_LOST,
-	ST_KFAULT_ARMED,
-	ST_KFAULT_FIRED,
-	ST_KFAULT_FAILED,
-	NSTATS,
-};
 
 static const char *const stat_names[NSTATS] = {
 	[ST_EVENTS] = "events read",
@@ -216,60 +90,25 @@ static const char *const stat_names[NSTATS] = {
 	[ST_KILLS_RANDOM] = "workers killed at random",
 	[ST_KILLS_TRAP] = "workers killed in a never-acked wait",
 	[ST_KILLS_BLOCKED] = "workers killed blocked on outstanding acks",
+	[ST_VERBS_OBJS] = "verbs objects made",
+	[ST_QP_RTS] = "QPs taken to RTS",
+	[ST_QP_CM] = "QPs made for CM ids",
+	[ST_WRS_POSTED] = "work requests posted",
+	[ST_WCS] = "completions polled",
+	[ST_WC_ERRORS] = "completions with an error status",
+	[ST_CQ_EVENTS] = "completion events taken",
+	[ST_CQ_EVENTS_STALE] = "completion events of CQs of closed files",
+	[ST_CHANNELS_CLOSED] = "completion channels closed",
+	[ST_SCRATCH_REMAPS] = "MR memory unmapped and mapped again",
 	[ST_MODEL_LOST] = "model overflows (objects not tracked)",
 	[ST_KFAULT_ARMED] = "calls with fail-nth armed",
 	[ST_KFAULT_FIRED] = "kernel faults injected (fail-nth)",
 	[ST_KFAULT_FAILED] = "kernel faults that failed their call",
 };
 
-/* Per thread in shared memory: what it is doing, for the watchdog. */
-struct slot {
-	volatile int in_call;
-	/* 1: waits for acks another thread gives; 2: for acks never given */
-	volatile int may_block;
-	volatile u64 start_ns;
-	volatile u64 kill_after_ns;
-	volatile u64 calls;
-	volatile int cmd;
-	char desc[DESC_LEN];
-	volatile u32 ring_pos;
-	char ring[RING_LEN][DESC_LEN];
-};
 
-struct wshm {
-	volatile pid_t pid;
-	volatile int gen;
-	volatile int nthreads;
-	volatile u64 seed;
-	struct slot slots[MAX_THREADS];
-};
+struct shm *shm;
 
-struct shm {
-	volatile int stop;
-	volatile u64 calls[NSTAT_CMDS];
-	volatile u64 faults[NFAULTS];
-	volatile u64 stat[NSTATS];
-	volatile int nfail;
-	char fail[MAX_FAIL][FAIL_LEN];
-	struct wshm w[MAX_WORKERS];
-};
-
-static struct shm *shm;
-
-struct cmd_info {
-	const char *name;
-	u32 size;
-	bool output;
-	/* a field that must be zero, or -1 */
-	int rsv_off, rsv_len;
-	/* the handle field and what it names: 0 none, 1 context, 2 CM id, 3 any */
-	int handle_kind;
-};
-
-#define HK_NONE	0
-#define HK_CTX	1
-#define HK_ID	2
-#define HK_ANY	3
 
 #define CMD(nr, st, out, rsv, hk) \
 	[RDMACHAN_CMD_##nr] = { #nr, sizeof(struct st), out, \
@@ -278,7 +117,7 @@ struct cmd_info {
 #define CMD_NR(nr, st, out, hk) \
 	[RDMACHAN_CMD_##nr] = { #nr, sizeof(struct st), out, -1, 0, hk }
 
-static const struct cmd_info cmds[NCMD] = {
+const struct cmd_info cmds[NCMD] = {
 	CMD(GET_INFO, rdmachan_get_info, true, __reserved, HK_NONE),
 	CMD(LIST_DEVICES, rdmachan_list_devices, true, __reserved, HK_NONE),
 	CMD(OPEN_DEVICE, rdmachan_open_device, true, __reserved, HK_NONE),
@@ -302,31 +141,48 @@ static const struct cmd_info cmds[NCMD] = {
 	CMD(SET_OPTION, rdmachan_set_option, false, __reserved, HK_ID),
 	CMD(INIT_QP_ATTR, rdmachan_init_qp_attr, true, __reserved, HK_ID),
 	CMD(MIGRATE_ID, rdmachan_migrate_id, true, __reserved, HK_ID),
+	CMD(CREATE_COMP_CHANNEL, rdmachan_create_comp_channel, true, __reserved,
+	    HK_NONE),
+	/* on a completion channel, not on /dev/rdmachan */
+	CMD(GET_CQ_EVENT, rdmachan_get_cq_event, true, __reserved, HK_NONE),
+	CMD_NR(ALLOC_PD, rdmachan_alloc_pd, true, HK_CTX),
+	CMD(REG_MR, rdmachan_reg_mr, true, __reserved, HK_PD),
+	CMD_NR(CREATE_CQ, rdmachan_create_cq, true, HK_CTX),
+	CMD_NR(REQ_NOTIFY_CQ, rdmachan_notify_cq, false, HK_CQ),
+	CMD_NR(ACK_CQ_EVENTS, rdmachan_notify_cq, false, HK_CQ),
+	CMD_NR(POLL_CQ, rdmachan_poll_cq, true, HK_CQ),
+	CMD(CREATE_QP, rdmachan_create_qp, true, __reserved, HK_PD),
+	CMD_NR(MODIFY_QP, rdmachan_modify_qp, false, HK_QP),
+	CMD_NR(QUERY_QP, rdmachan_modify_qp, true, HK_QP),
+	CMD(POST_SEND, rdmachan_post, true, __reserved, HK_QP),
+	CMD(POST_RECV, rdmachan_post, true, __reserved, HK_QP),
+	CMD(CREATE_SRQ, rdmachan_create_srq, true, __reserved, HK_PD),
+	CMD_NR(MODIFY_SRQ, rdmachan_modify_srq, false, HK_SRQ),
+	CMD_NR(QUERY_SRQ, rdmachan_modify_srq, true, HK_SRQ),
+	CMD(POST_SRQ_RECV, rdmachan_post, true, __reserved, HK_SRQ),
+	CMD_NR(CREATE_AH, rdmachan_create_ah, true, HK_PD),
+	CMD(JOIN_MCAST, rdmachan_join_mcast, true, __reserved, HK_ID),
 };
 
-/* Errnos as a set; bit 0 stands for success. */
-struct errset {
-	u64 b[3];
-};
 
-static void es_add(struct errset *s, int e)
+void es_add(struct errset *s, int e)
 {
 	if (e >= 0 && e < 192)
 		s->b[e / 64] |= 1ull << (e % 64);
 }
 
-static bool es_has(const struct errset *s, int e)
+bool es_has(const struct errset *s, int e)
 {
 	return e >= 0 && e < 192 && (s->b[e / 64] >> (e % 64) & 1);
 }
 
-static void es_del(struct errset *s, int e)
+void es_del(struct errset *s, int e)
 {
 	if (e >= 0 && e < 192)
 		s->b[e / 64] &= ~(1ull << (e % 64));
 }
 
-static struct errset es_of(const int *list)
+struct errset es_of(const int *list)
 {
 	struct errset s = {};
 
@@ -335,9 +191,7 @@ static struct errset es_of(const int *list)
 	return s;
 }
 
-#define ES(...)	es_of((const int[]){ __VA_ARGS__, -1 })
-
-static void es_merge(struct errset *s, struct errset o)
+void es_merge(struct errset *s, struct errset o)
 {
 	int i;
 
@@ -404,11 +258,6 @@ static struct errset cm_errs(int cmd)
 	return s;
 }
 
-enum id_state {
-	S_NEW, S_BOUND, S_ADDR_QUERY, S_ADDR_RESOLVED, S_ROUTE_QUERY,
-	S_ROUTE_RESOLVED, S_LISTEN, S_CONNECTING, S_REQ, S_ACCEPTED,
-	S_RESPONDED, S_CONNECTED, S_DISCONNECTED, S_FAILED, NSTATES,
-};
 
 static const char *const state_names[NSTATES] = {
 	"new", "bound", "addr-query", "addr-resolved", "route-query",
@@ -416,185 +265,10 @@ static const char *const state_names[NSTATES] = {
 	"responded", "connected", "disconnected", "failed",
 };
 
-enum role { R_CLIENT, R_LISTENER, R_SERVER };
 
-struct mobj {
-	bool used, ctx, dying, has_port;
-	/* a CONNECT/ACCEPT/REJECT/ESTABLISH in flight; an accept was tried */
-	bool cm_busy, accepted;
-	u8 state, role;
-	u32 ps;
-	u32 handle;
-	u16 port;		/* network order */
-	int racers;		/* destroys racing the one that marked it dying */
-	u64 dying_ns;		/* when a destroy or migrate of it began */
-	/* user_context now, before, and of an accept in flight */
-	u64 uctx, prev_uctx, pending_uctx;
-};
 
-enum ev_state { E_FREE, E_UNACKED, E_CLAIMED, E_DEFERRED, E_TRAPPED };
 
-struct mev {
-	u8 state;
-	u32 handle, id_handle, type;
-	u64 due_ns;
-};
-
-/* An id migrated into a file: the handle it had in its old file. */
-struct migr {
-	u32 old_h, new_h;
-	u64 uctx, prev_uctx, pending_uctx;
-	u32 seq_begin, seq_end;	/* seq_end 0: in flight */
-};
-
-#define MIGR_RING	32
-
-struct orphan {
-	u32 id_handle, type, start_seq;
-	u64 uctx;
-	u64 ns;
-	char desc[DESC_LEN];
-};
-
-enum { FS_CLOSED, FS_OPEN, FS_CLOSING };
-
-/*
- * hist[h]: 0 never known, HIST_LIVE, else (seq << 2) | HIST_DESTROYED or
- * HIST_MIGRATED: when and how h went away.
- */
-#define HIST_LIVE	1u
-#define HIST_DESTROYED	2u
-#define HIST_MIGRATED	3u
-
-struct mfile {
-	struct worker *w;
-	int idx;
-	int state, gen;
-	int fds[MAX_DUPS], nfds;
-	int pins, readers;
-	u32 reader_epoch;
-	bool nonblock;
-	u32 nb_seq;
-	int nids, nctx, ev_reserved;
-	struct mobj objs[MAX_OBJS];
-	struct mev evs[MAX_EVS];
-	u32 *hist;
-	u32 hist_len;
-	u32 dead[DEAD_RING], ndead;
-	u32 acked[ACKED_RING], nacked;
-	struct orphan orphans[MAX_ORPHANS];
-	int norphans;
-	struct migr migr[MIGR_RING];
-	u32 nmigr;
-};
-
-struct worker;
-
-struct thr {
-	struct worker *w;
-	int idx;
-	pthread_t pt;
-	pid_t tid;
-	u64 rng;
-	struct slot *slot;
-	timer_t timer;
-	bool have_timer;
-	u8 *argmap, *bufmap, *rw_view, *ro_view;
-	u64 ncalls;
-	int cur_fi, cur_src_fi, cur_cmd;
-	/* /proc/thread-self/fail-nth, or -1 */
-	int nth_fd;
-	/* the next action is about this id, the plausible way */
-	struct mobj *force;
-	int force_fi;
-};
-
-#define JOURNAL_LEN	4096
-#define JOURNAL_LINE	240
-
-struct worker {
-	int index, gen;
-	/* what happened, for the failure report */
-	char (*journal)[JOURNAL_LINE];
-	u32 njournal;
-	bool journal_dumped;
-	u64 seed;
-	struct wshm *ws;
-	pthread_mutex_t lock;
-	struct mfile files[MAX_FILES];
-	u32 seq;
-	int nullfd;
-	u32 qpn;
-	volatile int stop;
-	int nthr;
-	struct thr thr[MAX_THREADS];
-};
-
-/* What every worker knows from the supervisor's probe. */
-static struct {
-	u32 dev_index;
-	u32 gid_tbl_len;
-	dev_t rdev;
-	struct in_addr addr;
-	long page;
-	int pct_fault;
-	int hang_limit;
-	bool verbose;
-	bool only_test_addr;
-	bool known_slow;
-	/* calls that get a kernel fault through fail-nth, in percent */
-	int pct_kfault;
-	bool excluded[NCMD];
-} cfg;
-
-struct call {
-	int cmd;		/* RDMACHAN_CMD_*, or -1 for an unknown one */
-	unsigned long ioc;
-	int fi, gen, fd;
-	int fault;
-	bool blocking;		/* arm the interrupt timer */
-	bool handle_unsure;	/* the handle may name an object unknown here */
-	u32 target;		/* the live object the call is about, or 0 */
-	int tstate;		/* its state in the model, for the record */
-	u32 tps;		/* and its port space */
-	union {
-		u8 raw[1024];
-		struct rdmachan_get_info get_info;
-		struct rdmachan_list_devices list_devices;
-		struct rdmachan_open_device open_device;
-		struct rdmachan_destroy destroy;
-		struct rdmachan_query_device query_device;
-		struct rdmachan_query_port query_port;
-		struct rdmachan_query_gid query_gid;
-		struct rdmachan_create_id create_id;
-		struct rdmachan_bind_addr bind_addr;
-		struct rdmachan_resolve_addr resolve_addr;
-		struct rdmachan_id_cmd id_cmd;
-		struct rdmachan_connect connect;
-		struct rdmachan_reject reject;
-		struct rdmachan_get_events get_events;
-		struct rdmachan_set_option set_option;
-		struct rdmachan_init_qp_attr init_qp_attr;
-		struct rdmachan_migrate_id migrate_id;
-	} a;
-	u32 ksize;		/* sizeof the struct */
-	u32 usize;		/* what the size field says */
-	void *uptr;		/* where the kernel finds it */
-	bool readback;		/* uptr is ours, readable, and a copy of a */
-	u32 tail_off;		/* F_SIZE_LONG_TAIL: where the non-zero byte is */
-	u32 dirty_lo, dirty_hi;	/* what place() wrote into the arena */
-	u64 end_ns;		/* when the ioctl returned */
-	struct errset ok;	/* allowed results, bit 0 = success */
-	bool ran;		/* the handler ran (no pre-handler fault) */
-	bool closing;		/* the file was closed around the call */
-	bool no_kfault;		/* a call the model needs to succeed */
-	bool kfault;		/* fail-nth went off in the call */
-	u32 start_seq;
-	int ret, err;
-	char desc[DESC_LEN];
-};
-
-static u64 now_ns(void)
+u64 now_ns(void)
 {
 	struct timespec ts;
 
@@ -619,22 +293,22 @@ static u64 splitmix(u64 *s)
 	return z ^ (z >> 31);
 }
 
-static u32 rnd(struct thr *t, u32 n)
+u32 rnd(struct thr *t, u32 n)
 {
 	return n ? (u32)(splitmix(&t->rng) % n) : 0;
 }
 
-static u64 rnd64(struct thr *t)
+u64 rnd64(struct thr *t)
 {
 	return splitmix(&t->rng);
 }
 
-static bool chance(struct thr *t, u32 pct)
+bool chance(struct thr *t, u32 pct)
 {
 	return rnd(t, 100) < pct;
 }
 
-static void stat_add(int st, u64 n)
+void stat_add(int st, u64 n)
 {
 	__atomic_fetch_add(&shm->stat[st], n, __ATOMIC_RELAXED);
 }
@@ -654,7 +328,7 @@ static void put_str(int fd, const char *s)
 }
 
 /* Records a failure; safe in a forked child (no locks, no malloc). */
-static void record_failure(const char *msg)
+void record_failure(const char *msg)
 {
 	int i = __atomic_fetch_add(&shm->nfail, 1, __ATOMIC_RELAXED);
 
@@ -679,9 +353,7 @@ static void dump_ring(struct slot *s, const char *who)
 	}
 }
 
-static void fail(struct thr *t, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void fail(struct thr *t, const char *fmt, ...)
+void fail(struct thr *t, const char *fmt, ...)
 {
 	char msg[FAIL_LEN], who[64];
 	va_list ap;
@@ -701,19 +373,17 @@ static void fail(struct thr *t, const char *fmt, ...)
 
 /* ---- the model ---- */
 
-static void lock(struct worker *w)
+void lock(struct worker *w)
 {
 	pthread_mutex_lock(&w->lock);
 }
 
-static void unlock(struct worker *w)
+void unlock(struct worker *w)
 {
 	pthread_mutex_unlock(&w->lock);
 }
 
-static void journal(struct worker *w, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void journal(struct worker *w, const char *fmt, ...)
+void journal(struct worker *w, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -744,12 +414,12 @@ static void journal_dump(struct worker *w, int fi)
 	}
 }
 
-static u32 hist_get(struct mfile *f, u32 h)
+u32 hist_get(struct mfile *f, u32 h)
 {
 	return h < f->hist_len ? f->hist[h] : 0;
 }
 
-static void hist_set(struct mfile *f, u32 h, u32 v)
+void hist_set(struct mfile *f, u32 h, u32 v)
 {
 	u32 len;
 	u32 *n;
@@ -907,18 +577,18 @@ static void file_finish_close(struct mfile *f)
 	stat_add(ST_FILES_CLOSED, 1);
 }
 
-static void pin(struct mfile *f)
+void pin(struct mfile *f)
 {
 	f->pins++;
 }
 
-static void unpin(struct mfile *f)
+void unpin(struct mfile *f)
 {
 	if (--f->pins == 0 && f->state == FS_CLOSING)
 		file_finish_close(f);
 }
 
-static int pick_file(struct thr *t)
+int pick_file(struct thr *t)
 {
 	struct worker *w = t->w;
 	int i, n = 0, pick[MAX_FILES];
@@ -929,14 +599,14 @@ static int pick_file(struct thr *t)
 	return n ? pick[rnd(t, n)] : -1;
 }
 
-static int pick_fd(struct thr *t, struct mfile *f)
+int pick_fd(struct thr *t, struct mfile *f)
 {
 	return f->fds[rnd(t, f->nfds)];
 }
 
 /* A random object of @f: ids when @want_ctx is false, in @states if set. */
-static struct mobj *pick_obj(struct thr *t, struct mfile *f, bool want_ctx,
-			     u32 states, bool allow_dying)
+struct mobj *pick_obj(struct thr *t, struct mfile *f, bool want_ctx,
+		      u32 states, bool allow_dying)
 {
 	struct mobj *pick[MAX_OBJS];
 	int i, n = 0;
@@ -966,6 +636,8 @@ static void model_dup(struct worker *w, struct mfile *f, u32 h, bool ctx)
 	     (int)(f - w->files), h, ctx ? "context" : "id",
 	     o->ctx ? "context" : "id", state_names[o->state]);
 }
+
+struct fz_cfg cfg;
 
 /* ---- calls ---- */
 
@@ -1009,7 +681,7 @@ static void disarm_timer(struct thr *t)
 		timer_settime(t->timer, 0, &its, NULL);
 }
 
-static void call_init(struct call *c, int cmd, int fi, int gen, int fd)
+void call_init(struct call *c, int cmd, int fi, int gen, int fd)
 {
 	memset(c, 0, sizeof(*c));
 	c->cmd = cmd;
@@ -1097,6 +769,13 @@ static bool bad_handle(struct thr *t, struct call *c, struct mfile *hf,
 		case F_HANDLE_WRONG_TYPE:
 			if (kind == HK_ANY)
 				continue;
+			if (kind >= HK_PD || (cfg.verbs && chance(t, 30))) {
+				/* a verbs object of another kind, or a CM one */
+				h = vobj_pick_handle(t, hf, kind, true);
+				if (!h)
+					continue;
+				break;
+			}
 			o = pick_obj(t, hf, kind == HK_ID, 0, true);
 			if (!o)
 				continue;
@@ -1106,10 +785,17 @@ static bool bad_handle(struct thr *t, struct call *c, struct mfile *hf,
 			i = rnd(t, MAX_FILES);
 			if (&w->files[i] == hf || w->files[i].state == FS_CLOSED)
 				continue;
-			o = pick_obj(t, &w->files[i], kind == HK_CTX, 0, true);
-			if (!o)
-				continue;
-			h = o->handle;
+			if (kind >= HK_PD) {
+				h = vobj_pick_handle(t, &w->files[i], kind, false);
+				if (!h)
+					continue;
+			} else {
+				o = pick_obj(t, &w->files[i], kind == HK_CTX, 0,
+					     true);
+				if (!o)
+					continue;
+				h = o->handle;
+			}
 			v = hist_get(hf, h);
 			if (v == HIST_LIVE)
 				continue;
@@ -1144,7 +830,24 @@ static bool bad_handle(struct thr *t, struct call *c, struct mfile *hf,
  * Maybe turns the call into a hostile one: one fault, with the errnos the
  * ABI prescribes for it. The builder may have injected a fault already.
  */
-static void inject(struct thr *t, struct call *c, struct mfile *hf)
+/* The flags a command knows; any other is EINVAL. */
+static u32 known_flags(int cmd)
+{
+	switch (cmd) {
+	case RDMACHAN_CMD_GET_EVENTS:
+		return RDMACHAN_GET_EVENTS_NONBLOCK;
+	case RDMACHAN_CMD_GET_CQ_EVENT:
+		return RDMACHAN_GET_CQ_EVENT_NONBLOCK;
+	case RDMACHAN_CMD_REQ_NOTIFY_CQ:
+		return RDMACHAN_NOTIFY_SOLICITED;
+	case RDMACHAN_CMD_CREATE_QP:
+		return RDMACHAN_CREATE_QP_CM_ID | RDMACHAN_CREATE_QP_SQ_SIG_ALL;
+	default:
+		return 0;
+	}
+}
+
+void inject(struct thr *t, struct call *c, struct mfile *hf)
 {
 	const struct cmd_info *ci = &cmds[c->cmd];
 	int kind = c->cmd == RDMACHAN_CMD_MIGRATE_ID ? HK_ID : ci->handle_kind;
@@ -1203,8 +906,7 @@ static void inject(struct thr *t, struct call *c, struct mfile *hf)
 		break;
 	case F_FLAGS:
 		c->a.get_info.flags |= 1u << rnd(t, 32);
-		if (c->cmd == RDMACHAN_CMD_GET_EVENTS &&
-		    !(c->a.get_info.flags & ~RDMACHAN_GET_EVENTS_NONBLOCK))
+		if (!(c->a.get_info.flags & ~known_flags(c->cmd)))
 			c->a.get_info.flags |= 0x80000000u;
 		c->ok = ES(EINVAL);
 		break;
@@ -1236,14 +938,14 @@ static void describe(struct thr *t, struct call *c)
 	if (c->cmd >= 0 && cmds[c->cmd].handle_kind != HK_NONE)
 		h = field32(c, handle_off(c->cmd));
 	snprintf(c->desc, DESC_LEN,
-		 "#%llu %s f%d(fd %d) size %u/%u flags %#x h %u%s%s%s fault %s",
+		 "#%llu %s f%d(fd %d) size %u/%u flags %#x h %u%s%s%s fault %s%s%s",
 		 (unsigned long long)t->ncalls,
 		 c->cmd >= 0 ? cmds[c->cmd].name : "UNKNOWN", c->fi, c->fd,
 		 c->usize, c->ksize, c->a.get_info.flags, h,
 		 c->target && c->tstate >= 0 ? " " : "",
 		 c->target && c->tstate >= 0 ? state_names[c->tstate] : "",
 		 c->target && c->tstate >= 0 ? ps_name(c->tps) : "",
-		 fault_names[c->fault]);
+		 fault_names[c->fault], c->why ? ": " : "", c->why ? c->why : "");
 }
 
 /* Puts the argument where the fault wants it; returns the pointer. */
@@ -1372,10 +1074,11 @@ static bool nth_disarm(int fd)
  * Makes the call. Entered with the model locked and the file pinned;
  * unlocks around the ioctl and returns locked, the result checked.
  */
-static void do_call(struct thr *t, struct call *c, int may_block, u64 timer_ns)
+void do_call(struct thr *t, struct call *c, int may_block, u64 timer_ns)
 {
 	struct worker *w = t->w;
-	struct mfile *f = &w->files[c->fi];
+	/* none for a call on a completion channel */
+	struct mfile *f = c->fi >= 0 ? &w->files[c->fi] : NULL;
 	char want[256];
 	bool armed;
 	int e;
@@ -1429,7 +1132,7 @@ static void do_call(struct thr *t, struct call *c, int may_block, u64 timer_ns)
 
 	lock(w);
 	t->cur_cmd = -1;
-	c->closing = f->gen != c->gen || f->state != FS_OPEN;
+	c->closing = f && (f->gen != c->gen || f->state != FS_OPEN);
 	e = c->ret ? c->err : 0;
 	journal(w, "t%d seq %u-%u %s -> %s%s", t->idx, c->start_seq, w->seq,
 		c->desc, e ? strerrorname_np(e) ?: "?" : "ok",
@@ -1447,7 +1150,12 @@ static void do_call(struct thr *t, struct call *c, int may_block, u64 timer_ns)
 	}
 	if (e == EINTR)
 		stat_add(ST_EINTR, 1);
-	if ((e == ENOENT || e == ENODEV) && c->target && !es_has(&c->ok, e)) {
+	if (e == ENOENT && f && !es_has(&c->ok, e) && vobj_raced(f, c)) {
+		/* a destroy of a verbs object it names overlapped the call */
+		c->ran = false;
+		return;
+	}
+	if ((e == ENOENT || e == ENODEV) && c->target && f && !es_has(&c->ok, e)) {
 		/* a destroy or migrate of the object overlapped the call */
 		struct mobj *o = obj_find(f, c->target);
 
@@ -1930,7 +1638,7 @@ static void act_list_devices(struct thr *t)
 	unpin(f);
 }
 
-static void act_open_device(struct thr *t)
+void act_open_device(struct thr *t)
 {
 	struct mfile *f;
 	struct call c;
@@ -3259,7 +2967,11 @@ static void act_unknown(struct thr *t)
  * file of its own. It holds its copies a while, so the parent may close
  * first and the release happen here.
  */
-static void child_main(struct thr *t, const int *fds, int nfds)
+static void child_channels(struct thr *t, const int *chfds, int nch,
+			   u64 *calls, int *bad);
+
+static void child_main(struct thr *t, const int *fds, int nfds,
+		       const int *chfds, int nch)
 {
 	char msg[512];
 	struct stat st;
@@ -3286,14 +2998,19 @@ static void child_main(struct thr *t, const int *fds, int nfds)
 			a.size = cmds[nr].size;
 			if (chance(t, 20))
 				arg = NULL;
+			/* a completion channel's command is unknown here */
+			int want = nr == RDMACHAN_CMD_GET_CQ_EVENT ? ENOTTY :
+				   EACCES;
+
 			r = ioctl(fds[i], ioc, arg);
 			calls++;
-			if (r != -1 || errno != EACCES) {
+			if (r != -1 || errno != want) {
 				snprintf(msg, sizeof(msg),
-					 "seed %#llx worker %d: forked child: %s on inherited fd %d: %d/%s, want EACCES",
+					 "seed %#llx worker %d: forked child: %s on inherited fd %d: %d/%s, want %s",
 					 (unsigned long long)t->w->seed,
 					 t->w->index, cmds[nr].name, fds[i], r,
-					 r ? strerrorname_np(errno) ?: "?" : "success");
+					 r ? strerrorname_np(errno) ?: "?" : "success",
+					 strerrorname_np(want));
 				record_failure(msg);
 				bad = 1;
 			}
@@ -3326,16 +3043,74 @@ static void child_main(struct thr *t, const int *fds, int nfds)
 			close(own);
 		}
 	}
+	child_channels(t, chfds, nch, &calls, &bad);
 	__atomic_fetch_add(&shm->calls[STAT_CHILD], calls, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&shm->faults[F_CHILD], calls, __ATOMIC_RELAXED);
 	sleep_ns(rnd(t, 300) * MSEC);
 	_exit(bad);
 }
 
+/*
+ * The parent's completion channels: taking an event is EACCES, and so is
+ * a CQ of the child's own file on one of them.
+ */
+static void child_channels(struct thr *t, const int *chfds, int nch,
+			   u64 *calls, int *bad)
+{
+	struct rdmachan_open_device open_dev = {
+		.size = sizeof(open_dev), .device_index = cfg.dev_index,
+	};
+	char msg[512];
+	int i, own;
+
+	if (!nch)
+		return;
+	own = open(DEV_PATH, O_RDWR);
+	if (own >= 0 && ioctl(own, RDMACHAN_IOC_OPEN_DEVICE, &open_dev)) {
+		close(own);
+		own = -1;
+	}
+	for (i = 0; i < nch; i++) {
+		struct rdmachan_get_cq_event ev = {
+			.size = sizeof(ev), .flags = RDMACHAN_GET_CQ_EVENT_NONBLOCK,
+		};
+		struct rdmachan_create_cq cq = {
+			.size = sizeof(cq), .context = open_dev.out_handle,
+			.cqe = 4, .comp_channel = chfds[i],
+		};
+		int r = ioctl(chfds[i], RDMACHAN_IOC_GET_CQ_EVENT, &ev);
+
+		++*calls;
+		if (r != -1 || errno != EACCES) {
+			snprintf(msg, sizeof(msg),
+				 "seed %#llx worker %d: forked child: GET_CQ_EVENT on an inherited channel: %s, want EACCES",
+				 (unsigned long long)t->w->seed, t->w->index,
+				 r ? strerrorname_np(errno) ?: "?" : "success");
+			record_failure(msg);
+			*bad = 1;
+		}
+		if (own < 0)
+			continue;
+		r = ioctl(own, RDMACHAN_IOC_CREATE_CQ, &cq);
+		++*calls;
+		if (r != -1 || errno != EACCES) {
+			snprintf(msg, sizeof(msg),
+				 "seed %#llx worker %d: forked child: CREATE_CQ on an inherited channel: %s, want EACCES",
+				 (unsigned long long)t->w->seed, t->w->index,
+				 r ? strerrorname_np(errno) ?: "?" : "success");
+			record_failure(msg);
+			*bad = 1;
+		}
+	}
+	if (own >= 0)
+		close(own);
+}
+
 static void act_fork(struct thr *t)
 {
 	struct worker *w = t->w;
 	int fds[MAX_FILES * MAX_DUPS], pinned[MAX_FILES], n = 0, np = 0, i, st;
+	int chfds[MAX_CHANS], nch = 0;
 	struct call c;
 	u64 child_rng;
 	pid_t pid;
@@ -3350,12 +3125,15 @@ static void act_fork(struct thr *t)
 		pin(f);
 		pinned[np++] = i;
 	}
+	for (i = 0; i < MAX_CHANS; i++)
+		if (w->chans[i].used)
+			chfds[nch++] = w->chans[i].fd;
 	child_rng = rnd64(t);
 	stat_add(ST_FORKS, 1);
 	pid = fork();
 	if (pid == 0) {
 		t->rng = child_rng;
-		child_main(t, fds, n);
+		child_main(t, fds, n, chfds, nch);
 	}
 	for (i = 0; i < np; i++)
 		unpin(&w->files[pinned[i]]);
@@ -3469,6 +3247,10 @@ static void step(struct thr *t)
 		if (w->files[i].state == FS_OPEN)
 			nopen++;
 	check_orphans(t);
+	if (cfg.verbs && nopen && chance(t, 35)) {
+		verbs_step(t);
+		return;
+	}
 	/* acks others wait for come first */
 	if (chance(t, 50)) {
 		if (chance(t, 50))
@@ -3783,6 +3565,7 @@ static int probe(void)
 	};
 	struct rdmachan_open_device open_dev = { .size = sizeof(open_dev) };
 	struct rdmachan_query_port port = { .size = sizeof(port), .port_num = 1 };
+	struct rdmachan_get_info info = { .size = sizeof(info) };
 	const char *addr = getenv("RDMACHAN_ADDR");
 	struct stat st;
 	int fd;
@@ -3813,10 +3596,21 @@ static int probe(void)
 	port.handle = open_dev.out_handle;
 	cfg.gid_tbl_len = ioctl(fd, RDMACHAN_IOC_QUERY_PORT, &port) ? 16 :
 			  port.out_gid_tbl_len;
+	cfg.num_comp_vectors = open_dev.out_num_comp_vectors;
+	cfg.verbs = !ioctl(fd, RDMACHAN_IOC_GET_INFO, &info) &&
+		    (info.out_features & RDMACHAN_FEATURE_VERBS);
+	if (cfg.verbs && verbs_setup(fd, open_dev.out_handle)) {
+		fprintf(stderr, "rdmachan-fuzz: no RoCE v2 GID of %s on port 1\n",
+			addr ? addr : "10.77.0.1");
+		close(fd);
+		return -1;
+	}
 	close(fd);
 	printf("rdmachan-fuzz: device %s (index %u), %u GIDs, address %s\n",
 	       ent[0].name, cfg.dev_index, cfg.gid_tbl_len,
 	       addr ? addr : "10.77.0.1");
+	printf("rdmachan-fuzz: verbs objects and data path: %s\n",
+	       cfg.verbs ? "yes" : "no (the module has no RDMACHAN_FEATURE_VERBS)");
 	return 0;
 }
 
