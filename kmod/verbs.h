@@ -82,6 +82,16 @@ struct rdmachan_cq {
 	struct rdmachan_wc *saved;
 	u32 saved_num;
 	u32 saved_next;
+	/*
+	 * A completion points at its QP, which may be destroyed before the
+	 * completion is polled: polls never read the QP but find its number
+	 * here, by the QP's address, as xa_mk_value(qp_num << 1 | gone). A
+	 * destroyed QP's entry stays until a poll finds the CQ empty. Under
+	 * @poll_lock, which serializes the polls.
+	 */
+	struct mutex poll_lock;
+	struct xarray qps;
+	unsigned int qps_gone;
 };
 
 struct rdmachan_srq {
@@ -234,6 +244,8 @@ struct rdmachan_qp *rdmachan_cm_unbind_qp(struct rdmachan_cm_id *id,
 void rdmachan_qp_error(struct rdmachan_cm_id *id);
 int rdmachan_qp_flush(struct rdmachan_verbs_obj *v);
 int rdmachan_cq_save(struct rdmachan_verbs_obj *v);
+int rdmachan_cq_add_qp(struct rdmachan_cq *cq, struct ib_qp *ibqp);
+void rdmachan_cq_qp_gone(struct rdmachan_cq *cq, struct ib_qp *ibqp);
 void rdmachan_verbs_noop_event(struct ib_event *event, void *context);
 
 /* Multicast */

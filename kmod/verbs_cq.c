@@ -25,6 +25,8 @@ static void rdmachan_cq_free(struct rdmachan_object *obj)
 	if (cq->channel)
 		rdmachan_comp_channel_put(cq->channel);
 	kvfree(cq->saved);
+	xa_destroy(&cq->qps);
+	mutex_destroy(&cq->poll_lock);
 	/* A late completion handler may still be reading it. */
 	kfree_rcu(cq, v.obj.rcu);
 	rdmachan_count_dec(RDMACHAN_COUNT_CQS);
@@ -131,6 +133,8 @@ int rdmachan_cmd_create_cq(struct rdmachan_call *call, void *arg)
 	INIT_LIST_HEAD(&cq->channel_entry);
 	init_waitqueue_head(&cq->ack_wait);
 	spin_lock_init(&cq->saved_lock);
+	mutex_init(&cq->poll_lock);
+	xa_init(&cq->qps);
 	ret = rdmachan_verbs_reserve(call, &cq->v, &cmd->out_handle);
 	if (ret) {
 		rdmachan_object_put(&cq->v.obj);
@@ -221,7 +225,16 @@ int rdmachan_cmd_ack_cq_events(struct rdmachan_call *call, void *arg)
 	return ret;
 }
 
-static void rdmachan_wc_from_ib(struct rdmachan_wc *dst, const struct ib_wc *src)
+/* The number of the QP at @ibqp, live or destroyed, without reading it. */
+static u32 rdmachan_cq_qp_num(struct rdmachan_cq *cq, struct ib_qp *ibqp)
+{
+	void *entry = ibqp ? xa_load(&cq->qps, (unsigned long)ibqp) : NULL;
+
+	return entry ? xa_to_value(entry) >> 1 : 0;
+}
+
+static void rdmachan_wc_from_ib(struct rdmachan_cq *cq,
+				struct rdmachan_wc *dst, const struct ib_wc *src)
 {
 	u32 flags = 0;
 
@@ -240,7 +253,7 @@ static void rdmachan_wc_from_ib(struct rdmachan_wc *dst, const struct ib_wc *src
 	dst->vendor_err = src->vendor_err;
 	dst->byte_len = src->byte_len;
 	dst->imm_data = (__force u32)src->ex.imm_data;
-	dst->qp_num = src->qp ? src->qp->qp_num : 0;
+	dst->qp_num = rdmachan_cq_qp_num(cq, src->qp);
 	dst->src_qp = src->src_qp;
 	dst->wc_flags = flags;
 	dst->pkey_index = src->pkey_index;
@@ -254,12 +267,11 @@ static void rdmachan_wc_from_ib(struct rdmachan_wc *dst, const struct ib_wc *src
 }
 
 /*
- * Device removal, with the file's verbs_lock held: the CQ's completions
- * are taken from the device and kept for POLL_CQ. Returns how many.
+ * With @poll_lock held: the CQ's completions are taken from the device
+ * and kept for POLL_CQ. Returns how many.
  */
-int rdmachan_cq_save(struct rdmachan_verbs_obj *v)
+static int rdmachan_cq_save_locked(struct rdmachan_cq *cq)
 {
-	struct rdmachan_cq *cq = container_of(v, struct rdmachan_cq, v);
 	struct ib_wc wc[RDMACHAN_POLL_BATCH];
 	struct rdmachan_wc *saved;
 	u32 room = cq->ib->cqe;
@@ -280,12 +292,78 @@ int rdmachan_cq_save(struct rdmachan_verbs_obj *v)
 			/* No more fit than the CQ holds; the rest are dropped. */
 			if (cq->saved_num == room)
 				break;
-			rdmachan_wc_from_ib(&cq->saved[cq->saved_num++], &wc[i]);
+			rdmachan_wc_from_ib(cq, &cq->saved[cq->saved_num++],
+					    &wc[i]);
 		}
 		spin_unlock(&cq->saved_lock);
 		taken += max(got, 0);
 	} while (got == RDMACHAN_POLL_BATCH);
 	return taken;
+}
+
+/* Device removal, with the file's verbs_lock held. */
+int rdmachan_cq_save(struct rdmachan_verbs_obj *v)
+{
+	struct rdmachan_cq *cq = container_of(v, struct rdmachan_cq, v);
+	int taken;
+
+	mutex_lock(&cq->poll_lock);
+	taken = rdmachan_cq_save_locked(cq);
+	mutex_unlock(&cq->poll_lock);
+	return taken;
+}
+
+/* The CQ was found empty: no completion names a destroyed QP any more. */
+static void rdmachan_cq_forget_gone(struct rdmachan_cq *cq)
+{
+	unsigned long index;
+	void *entry;
+
+	xa_for_each(&cq->qps, index, entry)
+		if (xa_to_value(entry) & 1)
+			xa_erase(&cq->qps, index);
+	cq->qps_gone = 0;
+}
+
+/*
+ * A new QP of the CQ, with the file's verbs_lock held. A QP destroyed
+ * earlier at the same address may still have completions here: they are
+ * taken from the device first, with their own QP's number.
+ */
+int rdmachan_cq_add_qp(struct rdmachan_cq *cq, struct ib_qp *ibqp)
+{
+	void *old;
+	int ret;
+
+	mutex_lock(&cq->poll_lock);
+	old = xa_load(&cq->qps, (unsigned long)ibqp);
+	if (old) {
+		rdmachan_cq_save_locked(cq);
+		cq->qps_gone--;
+	}
+	ret = xa_err(xa_store(&cq->qps, (unsigned long)ibqp,
+			      xa_mk_value((unsigned long)ibqp->qp_num << 1),
+			      GFP_KERNEL));
+	if (ret && old)
+		xa_erase(&cq->qps, (unsigned long)ibqp);
+	mutex_unlock(&cq->poll_lock);
+	return ret;
+}
+
+/* The QP is being destroyed, with the file's verbs_lock held for write. */
+void rdmachan_cq_qp_gone(struct rdmachan_cq *cq, struct ib_qp *ibqp)
+{
+	void *entry;
+
+	mutex_lock(&cq->poll_lock);
+	entry = xa_load(&cq->qps, (unsigned long)ibqp);
+	if (entry && !(xa_to_value(entry) & 1)) {
+		/* Replacing an entry allocates nothing. */
+		xa_store(&cq->qps, (unsigned long)ibqp,
+			 xa_mk_value(xa_to_value(entry) | 1), GFP_NOWAIT);
+		cq->qps_gone++;
+	}
+	mutex_unlock(&cq->poll_lock);
 }
 
 /* Completions kept at device removal, up to @max, into @uwc. */
@@ -298,6 +376,11 @@ static int rdmachan_cq_take_saved(struct rdmachan_cq *cq,
 	n = min(max, cq->saved_num - cq->saved_next);
 	memcpy(uwc, &cq->saved[cq->saved_next], n * sizeof(*uwc));
 	cq->saved_next += n;
+	/* All taken: the room is free for the next ones kept. */
+	if (cq->saved_next == cq->saved_num) {
+		cq->saved_next = 0;
+		cq->saved_num = 0;
+	}
 	spin_unlock(&cq->saved_lock);
 	return n;
 }
@@ -329,7 +412,7 @@ int rdmachan_cmd_poll_cq(struct rdmachan_call *call, void *arg)
 	struct rdmachan_wc uwc[RDMACHAN_POLL_BATCH];
 	struct ib_wc wc[RDMACHAN_POLL_BATCH];
 	struct rdmachan_cq *cq;
-	u32 n = 0;
+	u32 n = 0, want;
 	int ret, got, i;
 
 	if (cmd->wc_size < sizeof(struct rdmachan_wc) ||
@@ -337,7 +420,12 @@ int rdmachan_cmd_poll_cq(struct rdmachan_call *call, void *arg)
 		return -EINVAL;
 	down_read(&file->verbs_lock);
 	cq = rdmachan_cq_find(file, cmd->cq);
-	ret = cq ? 0 : -ENOENT;
+	if (!cq) {
+		up_read(&file->verbs_lock);
+		return -ENOENT;
+	}
+	mutex_lock(&cq->poll_lock);
+	ret = 0;
 	/* What the CQ had when its device went away comes first. */
 	while (!ret && unlikely(READ_ONCE(cq->saved)) && n < cmd->max_wc) {
 		got = rdmachan_cq_take_saved(cq, uwc, min_t(u32, cmd->max_wc - n,
@@ -352,22 +440,28 @@ int rdmachan_cmd_poll_cq(struct rdmachan_call *call, void *arg)
 	if (!ret && !cq->v.live && !n)
 		ret = -ENODEV;
 	while (!ret && cq->v.live && n < cmd->max_wc) {
-		got = ib_poll_cq(cq->ib, min_t(u32, cmd->max_wc - n,
-					       RDMACHAN_POLL_BATCH), wc);
-		if (got <= 0) {
+		want = min_t(u32, cmd->max_wc - n, RDMACHAN_POLL_BATCH);
+		got = ib_poll_cq(cq->ib, want, wc);
+		if (got < 0) {
 			ret = got;
 			break;
 		}
 		for (i = 0; i < got; i++)
-			rdmachan_wc_from_ib(&uwc[i], &wc[i]);
+			rdmachan_wc_from_ib(cq, &uwc[i], &wc[i]);
+		/* Empty: no completion names a destroyed QP any more. */
+		if (got < want && cq->qps_gone)
+			rdmachan_cq_forget_gone(cq);
+		if (!got)
+			break;
 		ret = rdmachan_wc_copy_out(dst + (size_t)n * cmd->wc_size,
 					   cmd->wc_size, uwc, got);
 		if (ret)
 			break;
 		n += got;
-		if (got < RDMACHAN_POLL_BATCH)
+		if (got < want)
 			break;
 	}
+	mutex_unlock(&cq->poll_lock);
 	up_read(&file->verbs_lock);
 	if (ret && n)
 		ret = 0;

@@ -128,15 +128,36 @@ static void rdmachan_qp_unbind(struct rdmachan_qp *qp)
 	rdmachan_object_put(&id->obj);
 }
 
-static void rdmachan_qp_teardown(struct rdmachan_verbs_obj *v)
+/* Its completions may outlive it in its CQs: they keep its number. */
+static int rdmachan_qp_track(struct rdmachan_qp *qp)
 {
-	struct rdmachan_qp *qp = container_of(v, struct rdmachan_qp, v);
+	int ret = rdmachan_cq_add_qp(qp->send_cq, qp->ib);
 
+	if (!ret && qp->recv_cq != qp->send_cq) {
+		ret = rdmachan_cq_add_qp(qp->recv_cq, qp->ib);
+		if (ret)
+			rdmachan_cq_qp_gone(qp->send_cq, qp->ib);
+	}
+	return ret;
+}
+
+static void rdmachan_qp_destroy_ib(struct rdmachan_qp *qp)
+{
+	/* Completions made while it is destroyed point at it too. */
+	rdmachan_cq_qp_gone(qp->send_cq, qp->ib);
+	rdmachan_cq_qp_gone(qp->recv_cq, qp->ib);
 	rdmachan_qp_unbind(qp);
 	if (qp->ib) {
 		ib_destroy_qp(qp->ib);
 		qp->ib = NULL;
 	}
+}
+
+static void rdmachan_qp_teardown(struct rdmachan_verbs_obj *v)
+{
+	struct rdmachan_qp *qp = container_of(v, struct rdmachan_qp, v);
+
+	rdmachan_qp_destroy_ib(qp);
 	atomic_dec(&qp->pd->v.users);
 	atomic_dec(&qp->send_cq->v.users);
 	atomic_dec(&qp->recv_cq->v.users);
@@ -350,6 +371,11 @@ int rdmachan_cmd_create_qp(struct rdmachan_call *call, void *arg)
 	}
 	if (ret)
 		goto out_exit;
+	ret = rdmachan_qp_track(qp);
+	if (ret) {
+		rdmachan_qp_destroy_ib(qp);
+		goto out_exit;
+	}
 
 	qp->type = init.qp_type;
 	qp->sq_sig_all = init.sq_sig_type == IB_SIGNAL_ALL_WR;
