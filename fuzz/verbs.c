@@ -1196,7 +1196,10 @@ static void act_query_qp(struct thr *t)
 	a = &c.a.modify_qp;
 	a->qp = qp->handle;
 	a->attr_mask = rnd(t, 1u << 21);
+	/* what the call must overwrite; reserved fields are input: zero */
 	memset(&a->attr, POISON, sizeof(a->attr));
+	a->attr.__reserved = 0;
+	a->attr.cap.__reserved = 0;
 	if (chance(t, 10)) {
 		c.fault = F_VALUE;
 		a->attr_mask |= 1u << (21 + rnd(t, 11));
