@@ -3,7 +3,7 @@
  * Faults under CM traffic: a child process keeps connections coming and
  * going (a listener and eight clients in flight on one channel) while the
  * test kills it with SIGKILL, deletes the rxe link, or takes the netdev
- * down and up. After each, the child ends (killed, or cleanly when told
+ * down and up between bursts. After each, the child ends (killed, or cleanly when told
  * to stop), connections work again, and the runner checks that the
  * module's live-object counters are back to zero.
  */
@@ -24,6 +24,9 @@
 /* Shared with the parent: what the child has seen so far. */
 struct churn_stats {
 	volatile int stop;
+	/* no new clients while set; @clients says how many are still out */
+	volatile int hold;
+	volatile int clients;
 	volatile long connected;
 	volatile long refused;
 	volatile long removals;
@@ -170,8 +173,9 @@ static int churn_run(struct churn_stats *stats)
 		return 1;
 	while (!stats->stop) {
 		churn_listen(&c);
-		while (c.listen && c.clients < CHURN_INFLIGHT)
+		while (c.listen && !stats->hold && c.clients < CHURN_INFLIGHT)
 			churn_start_client(&c);
+		stats->clients = c.clients;
 		if (cm_poll(c.ch, 50) > 0 && !rdma_get_cm_event(c.ch, &ev))
 			churn_event(&c, ev);
 		churn_reap_stale(&c);
@@ -381,34 +385,36 @@ TEST_F_TIMEOUT(faults, link_delete_during_connection_churn, FAULT_TIMEOUT_S)
 }
 
 /*
- * The netdev goes down and up under the churn: every id of the process
- * is destroyed without a hang when it stops. The CM over rxe does not
- * recover by itself from a flap under load, on the stock stack either
- * (requests time out, even to a new listener): a new rxe link does.
+ * The netdev goes down and up between bursts of connections: the churn
+ * picks up again by itself. (Not with CM messages in flight: on 6.1 a
+ * MAD that rxe was sending when the netdev went down never completes,
+ * and destroying its IB CM id then waits forever, on the stock stack as
+ * well. That kernel bug is out of our reach.)
  */
-TEST_F_TIMEOUT(faults, netdev_down_up_during_connection_churn, FAULT_TIMEOUT_S)
+TEST_F_TIMEOUT(faults, netdev_down_up_between_connections, FAULT_TIMEOUT_S)
 {
 	long t0;
 
 	self->child = churn_start(self->stats);
 	ASSERT_LT(0, self->child);
 	ASSERT_EQ(0, churn_progress(self->stats, 3, 3 * CM_TIMEOUT_MS));
+	self->stats->hold = 1;
+	t0 = cm_now_ms();
+	while (self->stats->clients && cm_now_ms() - t0 < 2 * CM_TIMEOUT_MS)
+		cm_sleep_ms(20);
+	ASSERT_EQ(0, self->stats->clients);
+	/* the passive sides finish their disconnects */
+	cm_sleep_ms(500);
 	ASSERT_EQ(0, run_cmd("ip link set %s down", cm_test_netdev()));
 	cm_sleep_ms(1000);
 	ASSERT_EQ(0, run_cmd("ip link set %s up", cm_test_netdev()));
 	ASSERT_EQ(0, rxe_restore());
-	if (churn_progress(self->stats, 3, CM_TIMEOUT_MS))
-		TH_LOG("the CM did not recover from the flap");
+	self->stats->hold = 0;
+	ASSERT_EQ(0, churn_progress(self->stats, 3, 6 * CM_TIMEOUT_MS));
 	TH_LOG("%ld connections, %ld refused, %ld abandoned",
 	       self->stats->connected, self->stats->refused,
 	       self->stats->abandoned);
-	t0 = cm_now_ms();
 	churn_stop(_metadata, self->stats, &self->child);
-	TH_LOG("churn stopped in %ld ms", cm_now_ms() - t0);
-	t0 = cm_now_ms();
-	ASSERT_EQ(0, run_cmd("timeout 60 rdma link delete %s", RDMACHAN_TEST_DEVICE));
-	ASSERT_EQ(0, rxe_restore());
-	TH_LOG("new link in %ld ms", cm_now_ms() - t0);
 	connect_once(_metadata);
 }
 
