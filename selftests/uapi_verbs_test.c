@@ -1984,4 +1984,174 @@ TEST(qps_after_device_removal)
 	ASSERT_EQ(0, rxe_restore());
 }
 
+struct churn {
+	int fd;
+	__u32 ctx, pd, qp[2], cq;
+	char *buf;
+	struct raw_mr mr;
+	volatile int stop;
+	long posts, fails, objects;
+};
+
+/* Traffic on the pair, with the MR the churn thread may deregister. */
+static void *churn_traffic(void *p)
+{
+	struct churn *c = p;
+	struct rdmachan_send_wr wr = {
+		.opcode = IBV_WR_SEND, .num_sge = 1,
+		.send_flags = IBV_SEND_SIGNALED,
+	};
+	struct rdmachan_wc wc[16];
+
+	while (!c->stop) {
+		__u32 lkey = *(volatile __u32 *)&c->mr.lkey;
+
+		if (raw_post_recv1(c->fd, c->qp[1], 1, c->buf, 64, lkey) ||
+		    raw_post_send1(c->fd, c->qp[0], &wr, c->buf + 64, 64, lkey))
+			c->fails++;
+		else
+			c->posts++;
+		while (raw_poll_cq(c->fd, c->cq, wc, 16) > 0)
+			;
+	}
+	return NULL;
+}
+
+/* Objects made and destroyed next to the traffic; the MR re-registered. */
+static void *churn_objects(void *p)
+{
+	struct churn *c = p;
+	struct raw_qp_init init = { .qp_type = IBV_QPT_RC };
+	__u32 pd = 0, cq = 0, qp = 0;
+	struct raw_mr mr = {};
+
+	while (!c->stop) {
+		if (raw_alloc_pd(c->fd, c->ctx, &pd) ||
+		    raw_create_cq(c->fd, c->ctx, 8, RDMACHAN_NO_FD, 0, &cq))
+			break;
+		init.pd = pd;
+		init.send_cq = cq;
+		init.recv_cq = cq;
+		if (!raw_create_qp(c->fd, &init, &qp, NULL, NULL))
+			raw_destroy(c->fd, qp);
+		raw_destroy(c->fd, cq);
+		raw_destroy(c->fd, pd);
+		c->objects++;
+		if (raw_reg_mr(c->fd, c->pd, c->buf, BUF_SIZE, ALL_ACCESS, &mr))
+			continue;
+		raw_destroy(c->fd, c->mr.handle);
+		c->mr = mr;
+	}
+	return NULL;
+}
+
+/* The data path and object churn of one file, in three threads at once. */
+TEST(data_path_races_with_object_churn)
+{
+	long objects = verbs_objects();
+	struct raw_qp_init init = { .qp_type = IBV_QPT_RC, .max_wr = 64 };
+	struct rdmachan_ah_attr ah;
+	struct churn c = {};
+	pthread_t t[3];
+	int i;
+
+	c.fd = open("/dev/rdmachan", O_RDWR);
+	ASSERT_LE(0, c.fd);
+	c.ctx = rdmachan_open_context(c.fd, RDMACHAN_TEST_DEVICE);
+	ASSERT_EQ(0, raw_alloc_pd(c.fd, c.ctx, &c.pd));
+	ASSERT_EQ(0, raw_create_cq(c.fd, c.ctx, 256, RDMACHAN_NO_FD, 0,
+				   &c.cq));
+	c.buf = malloc(BUF_SIZE);
+	ASSERT_NE(NULL, c.buf);
+	ASSERT_EQ(0, raw_reg_mr(c.fd, c.pd, c.buf, BUF_SIZE, ALL_ACCESS,
+				&c.mr));
+	init.pd = c.pd;
+	init.send_cq = c.cq;
+	init.recv_cq = c.cq;
+	{
+		__u32 qpn[2] = { 0, 0 };
+
+		for (i = 0; i < 2; i++)
+			ASSERT_EQ(0, raw_create_qp(c.fd, &init, &c.qp[i],
+						   &qpn[i], NULL));
+		ah_to_self(c.fd, c.ctx, &ah);
+		for (i = 0; i < 2; i++)
+			ASSERT_EQ(0, rc_connect(c.fd, c.qp[i], qpn[!i], &ah));
+	}
+	ASSERT_EQ(0, pthread_create(&t[0], NULL, churn_traffic, &c));
+	ASSERT_EQ(0, pthread_create(&t[1], NULL, churn_traffic, &c));
+	ASSERT_EQ(0, pthread_create(&t[2], NULL, churn_objects, &c));
+	sleep(2);
+	c.stop = 1;
+	for (i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	EXPECT_LT(0, c.posts);
+	EXPECT_LT(0, c.objects);
+	TH_LOG("%ld posts, %ld refused, %ld object rounds", c.posts, c.fails,
+	       c.objects);
+	close(c.fd);
+	free(c.buf);
+	EXPECT_EQ(objects, verbs_objects());
+}
+
+/* rxe goes away while a process moves data over CM-bound QPs. */
+TEST(device_removal_during_traffic)
+{
+	long objects = verbs_objects(), ids = rdmachan_counter("cm_ids");
+	int status, i, ready[2];
+	char byte;
+	pid_t pid;
+
+	ASSERT_EQ(0, rxe_restore());
+	ASSERT_EQ(0, pipe(ready));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct rdmachan_send_wr wr = send_wr(IBV_WR_SEND, 1);
+		struct rdmachan_wc wc[16];
+		struct side cl, sv;
+		__u32 listen = 0;
+		int n, err = 0;
+
+		side_open(_metadata, &cl);
+		side_open(_metadata, &sv);
+		cm_connect_pair(_metadata, &cl, &sv, &listen);
+		if (write(ready[1], "x", 1) != 1)
+			_exit(1);
+		/* until the device is gone under the posts */
+		while (err != ENODEV) {
+			for (n = 0; n < 8 && !err; n++) {
+				err = raw_post_recv1(sv.fd, sv.qp, n, sv.buf,
+						     256, sv.mr.lkey);
+				if (!err)
+					err = raw_post_send1(cl.fd, cl.qp, &wr,
+							     cl.buf, 256,
+							     cl.mr.lkey);
+			}
+			if (err && err != ENODEV && err != ENOMEM &&
+			    err != EINVAL)
+				_exit(2);
+			if (err != ENODEV)
+				err = 0;
+			raw_poll_cq(sv.fd, sv.cq, wc, 16);
+			raw_poll_cq(cl.fd, cl.cq, wc, 16);
+		}
+		_exit(0);
+	}
+	close(ready[1]);
+	ASSERT_EQ(1, read(ready[0], &byte, 1));
+	usleep(300000);
+	ASSERT_EQ(0, run_cmd("rdma link delete %s", RDMACHAN_TEST_DEVICE));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	for (i = 0; i < 100 && (verbs_objects() != objects ||
+				rdmachan_counter("cm_ids") != ids); i++)
+		usleep(50000);
+	EXPECT_EQ(objects, verbs_objects());
+	EXPECT_EQ(ids, rdmachan_counter("cm_ids"));
+	close(ready[0]);
+	ASSERT_EQ(0, rxe_restore());
+}
+
 TEST_HARNESS_MAIN
