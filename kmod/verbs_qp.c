@@ -399,7 +399,7 @@ out_unlock:
 
 /* The checks uverbs makes of ports and states before a modify. */
 static int rdmachan_qp_check_ports(struct ib_qp *ibqp,
-				   const struct rdmachan_qp_attr *a, u32 *mask)
+				   struct rdmachan_qp_attr *a, u32 *mask)
 {
 	struct ib_device *ibdev = ibqp->device;
 
@@ -417,7 +417,9 @@ static int rdmachan_qp_check_ports(struct ib_qp *ibqp,
 			if ((*mask & IB_QP_PORT) &&
 			    a->port_num != a->ah_attr.port_num)
 				return -EINVAL;
+			/* The core reads the port it is given: the AV's. */
 			*mask |= IB_QP_PORT;
+			a->port_num = a->ah_attr.port_num;
 		}
 	}
 	if ((*mask & IB_QP_ALT_PATH) &&
@@ -434,7 +436,7 @@ static int rdmachan_qp_check_ports(struct ib_qp *ibqp,
 }
 
 static int rdmachan_qp_attr_in(struct ib_qp *ibqp,
-			       const struct rdmachan_qp_attr *a, u32 *mask,
+			       struct rdmachan_qp_attr *a, u32 *mask,
 			       struct ib_qp_attr *attr)
 {
 	struct ib_device *ibdev = ibqp->device;
