@@ -298,8 +298,9 @@ struct vobj {
 	u64 tag;
 	u32 cq_unacked;
 	bool armed;
-	/* QP */
+	/* QP; @mods counts the MODIFY_QPs begun on it */
 	u8 qpt, qps;
+	u32 mods;
 	bool cm;
 	u32 qpn, send_cq, recv_cq, srq;
 	u32 max_send_sge, max_recv_sge, max_inline;

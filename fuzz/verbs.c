@@ -1078,7 +1078,8 @@ static bool modify_qp(struct thr *t, int fi, struct mfile *f, struct vobj *qp)
 {
 	struct rdmachan_modify_qp *a;
 	struct call c;
-	bool moved = false;
+	bool moved = false, strict = false;
+	u32 mods;
 	u8 next;
 
 	call_init(&c, RDMACHAN_CMD_MODIFY_QP, fi, f->gen, pick_fd(t, f));
@@ -1092,8 +1093,9 @@ static bool modify_qp(struct thr *t, int fi, struct mfile *f, struct vobj *qp)
 		c.ok = ES(0, EINVAL);
 	} else {
 		next = qp_next(t, qp, a);
-		/* a busy QP may be moved by another thread; an RC one by errors */
-		c.ok = qp->busy || qp->qpt != IBV_QPT_UD ? ES(0, EINVAL) : ES(0);
+		/* checked below: another thread may move it meanwhile */
+		c.ok = ES(0, EINVAL);
+		strict = qp->qpt == IBV_QPT_UD && !qp->busy;
 	}
 	if (chance(t, 15)) {
 		c.fault = F_VALUE;
@@ -1141,10 +1143,16 @@ static bool modify_qp(struct thr *t, int fi, struct mfile *f, struct vobj *qp)
 		}
 	}
 	name(&c, qp);
+	mods = ++qp->mods;
 	pin(f);
 	inject(t, &c, f);
 	do_call(t, &c, 0, 0);
 	unname(f, &c);
+	/* a UD QP nobody else moved takes each step to RTS */
+	if (strict && c.fault == F_NONE && !c.kfault && c.ret && c.err == EINVAL &&
+	    vobj_find(f, a->qp, V_QP) == qp && qp->mods == mods && !qp->dying)
+		fail(t, "%s: UD QP refused its next state %u from %u", c.desc,
+		     next, qp->qps);
 	/* its state is what it was, or the new one if the call got that far */
 	if (vobj_find(f, a->qp, V_QP) == qp && c.fault < F_HANDLE_ZERO) {
 		if (!c.ret && c.ran) {
