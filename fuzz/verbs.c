@@ -549,17 +549,21 @@ static void act_create_channel(struct thr *t)
 
 	if (fi < 0)
 		return;
+	/* a closed channel's slot waits for the calls still blocked on it */
 	for (i = 0; i < MAX_CHANS && !ch; i++)
-		if (!w->chans[i].used)
+		if (!w->chans[i].used && !w->chans[i].busy)
 			ch = &w->chans[i];
 	if (!ch)
 		return;
 	call_init(&c, RDMACHAN_CMD_CREATE_COMP_CHANNEL, fi, f->gen,
 		  pick_fd(t, f));
 	c.ok = ES(0, EMFILE, ENOMEM);
+	/* the slot is this call's until it returns */
+	ch->busy++;
 	pin(f);
 	inject(t, &c, f);
 	do_call(t, &c, 0, 0);
+	ch->busy--;
 	if (!c.ret && c.readback) {
 		int fd = c.a.create_comp_channel.out_fd;
 
@@ -1176,7 +1180,11 @@ static void act_modify_qp(struct thr *t)
 	if (fi < 0)
 		return;
 	qp = vobj_pick(t, f, V_QP, true);
-	if (!qp)
+	/*
+	 * Moving a CM id's QP behind the CM's back makes the CM reject the
+	 * connection while its REP is out: see risky() (-k).
+	 */
+	if (!qp || (qp->cm && !cfg.known_slow))
 		return;
 	h = qp->handle;
 	/* often all the way to RTS, as a library does */
@@ -1850,7 +1858,8 @@ static void act_query_srq(struct thr *t, bool modify)
 			c.fault = F_VALUE;
 			a->attr_mask = chance(t, 50) ? 1u << (2 + rnd(t, 30)) :
 				       IBV_SRQ_MAX_WR;
-			a->attr.max_wr = 1u << (20 + rnd(t, 11));
+			/* more than rxe's 1 << 20 */
+			a->attr.max_wr = 1u << (21 + rnd(t, 11));
 			c.ok = ES(EINVAL, EOPNOTSUPP, ENOMEM);
 		}
 	} else if (chance(t, 10)) {
