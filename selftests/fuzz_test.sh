@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # A short run of the ioctl fuzzer (build/bin/rdmachan-fuzz) as one test:
-# RDMACHAN_FUZZ_SECONDS long (default 45; vm/debug-suite makes it 180),
+# RDMACHAN_FUZZ_SECONDS long (default 20; vm/debug-suite makes it 180),
 # with the seed RDMACHAN_FUZZ_SEED (default: from the clock, printed) and
 # fail-nth kernel faults in RDMACHAN_FUZZ_KFAULT percent of the calls
 # (default 10) where the kernel has fault injection. It fails on any
@@ -14,7 +14,7 @@ fuzz=$here/../build/bin/rdmachan-fuzz
 
 run_fuzz() {
 	[ -x "$fuzz" ] || { echo "# $fuzz is not built"; return 1; }
-	set -- -t "${RDMACHAN_FUZZ_SECONDS:-45}" -F "${RDMACHAN_FUZZ_KFAULT:-10}"
+	set -- -t "${RDMACHAN_FUZZ_SECONDS:-20}" -F "${RDMACHAN_FUZZ_KFAULT:-10}"
 	[ -z "$RDMACHAN_FUZZ_SEED" ] || set -- "$@" -s "$RDMACHAN_FUZZ_SEED"
 	"$fuzz" "$@"
 }
