@@ -21,7 +21,10 @@
  * release comes with the last reference), fork children whose calls must
  * all fail with EACCES, leave destroys waiting for acknowledgements that
  * another thread gives later or never gives, and the supervisor kills
- * workers with SIGKILL at random times.
+ * workers with SIGKILL at random times. On a module with verbs objects,
+ * a third of the steps are verbs.c's. With -F, on a kernel with fault
+ * injection, a share of the calls also get one kernel fault through
+ * fail-nth: an allocation or user copy on their path fails.
  *
  * Every result is checked against the errnos the ABI allows for the call
  * as it was made: exact for what the module decides (ENOTTY, EACCES,
