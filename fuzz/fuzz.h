@@ -407,6 +407,8 @@ struct fz_cfg {
 	u8 gid[16];
 	u32 num_comp_vectors;
 	bool excluded[NCMD];
+	/* -X: kernel faults only in these */
+	bool kfault_only[NCMD], kfault_only_some;
 };
 
 extern struct fz_cfg cfg;

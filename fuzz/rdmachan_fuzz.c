@@ -1081,6 +1081,8 @@ static bool nth_disarm(int fd)
  */
 static bool kfault_ok(int cmd)
 {
+	if (cfg.kfault_only_some)
+		return cmd >= 0 && cfg.kfault_only[cmd];
 	return cmd != RDMACHAN_CMD_CREATE_CQ && cmd != RDMACHAN_CMD_CREATE_QP &&
 	       cmd != RDMACHAN_CMD_CREATE_SRQ;
 }
@@ -3965,6 +3967,7 @@ static void usage(void)
 		"              needs a kernel with fault injection)\n"
 		"  -w SECONDS  a call this long with no ack outstanding is a hang (default 30)\n"
 		"  -x CMD,...  leave these commands out (names as in uapi, e.g. NOTIFY)\n"
+		"  -X CMD,...  kernel faults (-F) only in these commands\n"
 		"  -A          only the test address (no loopback, IPv6, AF_IB, unreachable)\n"
 		"  -k          also the calls that make 6.1's CM send a REJ while the id's\n"
 		"              REQ/REP is out (accept twice, reject after accept, reject or\n"
@@ -3989,17 +3992,22 @@ int main(int argc, char **argv)
 	cfg.pct_fault = 25;
 	cfg.hang_limit = 30;
 	cfg.page = sysconf(_SC_PAGESIZE);
-	while ((opt = getopt(argc, argv, "s:t:j:T:f:F:w:x:AkKvh")) != -1) {
+	while ((opt = getopt(argc, argv, "s:t:j:T:f:F:w:x:X:AkKvh")) != -1) {
 		switch (opt) {
 		case 'x':
+		case 'X':
 			for (char *tok = strtok(optarg, ","); tok; tok = strtok(NULL, ",")) {
 				for (i = 0; i < NCMD; i++)
 					if (!strcasecmp(tok, cmds[i].name))
 						break;
 				if (i == NCMD)
 					usage();
-				cfg.excluded[i] = true;
+				if (opt == 'x')
+					cfg.excluded[i] = true;
+				else
+					cfg.kfault_only[i] = true;
 			}
+			cfg.kfault_only_some |= opt == 'X';
 			break;
 		case 's':
 			master_seed = strtoull(optarg, NULL, 0);
