@@ -175,6 +175,7 @@ struct rdmachan_cm_id *rdmachan_cm_id_new_child(struct rdmachan_cm_id *listen,
 		return NULL;
 	}
 	id->user_context = READ_ONCE(listen->user_context);
+	id->addr_fixed = true;
 	id->cm_id = cm_id;
 	cm_id->context = id;
 	return id;
@@ -366,8 +367,12 @@ int rdmachan_cmd_resolve_addr(struct rdmachan_call *call, void *arg)
 	id = rdmachan_cm_id_lock(call->file, cmd->handle);
 	if (IS_ERR(id))
 		return PTR_ERR(id);
-	ret = rdma_resolve_addr(id->cm_id, src, (struct sockaddr *)&cmd->dst_addr,
-				cmd->timeout_ms);
+	if (id->addr_fixed)
+		ret = -EINVAL;
+	else
+		ret = rdma_resolve_addr(id->cm_id, src,
+					(struct sockaddr *)&cmd->dst_addr,
+					cmd->timeout_ms);
 	rdmachan_cm_id_unlock(id);
 	return ret;
 }
@@ -384,6 +389,8 @@ int rdmachan_cmd_resolve_route(struct rdmachan_call *call, void *arg)
 	if (IS_ERR(id))
 		return PTR_ERR(id);
 	ret = rdma_resolve_route(id->cm_id, cmd->value);
+	if (!ret)
+		id->addr_fixed = true;
 	rdmachan_cm_id_unlock(id);
 	return ret;
 }
@@ -401,6 +408,8 @@ int rdmachan_cmd_listen(struct rdmachan_call *call, void *arg)
 		return PTR_ERR(id);
 	atomic_set(&id->backlog, backlog);
 	ret = rdma_listen(id->cm_id, backlog);
+	if (!ret)
+		id->addr_fixed = true;
 	rdmachan_cm_id_unlock(id);
 	return ret;
 }

@@ -156,6 +156,12 @@ struct rdmachan_cm_id {
 	unsigned int unacked;
 	unsigned int unacked_by_type[RDMACHAN_CM_EVENT_TYPES];
 	wait_queue_head_t ack_wait;
+	/*
+	 * Past the states where rdma_resolve_addr() is allowed, under @lock.
+	 * The CM writes bound_dev_if for a link-local destination before it
+	 * checks the state, and an id in its route tree must keep its key.
+	 */
+	bool addr_fixed;
 	/* the QP made for the id; changes under @lock and the handler lock */
 	struct rdmachan_qp *qp;
 	/* joins the CM may still report, each with a reference; under @lock */

@@ -165,6 +165,49 @@ TEST_F(cm, route_resolved_event_carries_route)
 	EXPECT_EQ(0, raw_destroy(self->fd, id));
 }
 
+/*
+ * rdma_resolve_addr() is refused once the route is being resolved, on a
+ * listener, and on a passive id, and nothing changes. The CM would first
+ * rebind the id to a link-local destination's interface, then refuse: an id
+ * in its route tree would then be freed with a stale key, which the debug
+ * kernel reports when the next route resolution walks the tree.
+ */
+TEST_F(cm, resolve_addr_past_its_state_changes_nothing)
+{
+	struct rdmachan_resolve_addr cmd = {
+		.size = sizeof(cmd), .timeout_ms = 2000,
+	};
+	struct sockaddr_in6 *dst = (struct sockaddr_in6 *)&cmd.dst_addr;
+	__u32 handles[3], id = 0;
+	unsigned int i;
+
+	dst->sin6_family = AF_INET6;
+	inet_pton(AF_INET6, "fe80::1", &dst->sin6_addr);
+	dst->sin6_scope_id = 77;
+	handles[0] = self->client;
+	handles[1] = self->listen;
+	handles[2] = connect_pair(_metadata, self, true);
+	for (i = 0; i < 3; i++) {
+		cmd.handle = handles[i];
+		EXPECT_EQ(-1, ioctl(self->fd, RDMACHAN_IOC_RESOLVE_ADDR, &cmd));
+		EXPECT_EQ(EINVAL, errno);
+	}
+	EXPECT_EQ(0, raw_id_cmd(self->fd, RDMACHAN_IOC_DISCONNECT, self->client, 0));
+	EXPECT_EQ(0, raw_expect(self->fd, self->client,
+				RDMA_CM_EVENT_DISCONNECTED, NULL));
+	EXPECT_EQ(0, raw_expect(self->fd, handles[2],
+				RDMA_CM_EVENT_DISCONNECTED, NULL));
+	EXPECT_EQ(0, raw_destroy(self->fd, self->client));
+
+	/* The next id to the same destination goes through the route tree. */
+	ASSERT_EQ(0, raw_create_id(self->fd, RDMA_PS_TCP, 8, &id));
+	ASSERT_EQ(0, raw_resolve_addr(self->fd, id, self->port));
+	ASSERT_EQ(0, raw_expect(self->fd, id, RDMA_CM_EVENT_ADDR_RESOLVED, NULL));
+	ASSERT_EQ(0, raw_id_cmd(self->fd, RDMACHAN_IOC_RESOLVE_ROUTE, id, 2000));
+	EXPECT_EQ(0, raw_expect(self->fd, id, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL));
+	EXPECT_EQ(0, raw_destroy(self->fd, id));
+}
+
 TEST_F(cm, bind_reports_address_and_device)
 {
 	struct rdmachan_cm_route route;
