@@ -157,6 +157,10 @@ int rdmachan_cm_event_handler(struct rdma_cm_id *cm_id,
 			entry->uevent.status = ret;
 		}
 		break;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+		/* The CM is back where it takes rdma_resolve_addr(). */
+		WRITE_ONCE(id->addr_fixed, false);
+		break;
 	default:
 		break;
 	}

@@ -367,12 +367,17 @@ int rdmachan_cmd_resolve_addr(struct rdmachan_call *call, void *arg)
 	id = rdmachan_cm_id_lock(call->file, cmd->handle);
 	if (IS_ERR(id))
 		return PTR_ERR(id);
-	if (id->addr_fixed)
+	if (READ_ONCE(id->addr_fixed)) {
 		ret = -EINVAL;
-	else
+	} else {
+		/* Before the call: its ADDR_ERROR may come before it returns. */
+		WRITE_ONCE(id->addr_fixed, true);
 		ret = rdma_resolve_addr(id->cm_id, src,
 					(struct sockaddr *)&cmd->dst_addr,
 					cmd->timeout_ms);
+		if (ret)
+			WRITE_ONCE(id->addr_fixed, false);
+	}
 	rdmachan_cm_id_unlock(id);
 	return ret;
 }
@@ -390,7 +395,7 @@ int rdmachan_cmd_resolve_route(struct rdmachan_call *call, void *arg)
 		return PTR_ERR(id);
 	ret = rdma_resolve_route(id->cm_id, cmd->value);
 	if (!ret)
-		id->addr_fixed = true;
+		WRITE_ONCE(id->addr_fixed, true);
 	rdmachan_cm_id_unlock(id);
 	return ret;
 }
@@ -409,7 +414,7 @@ int rdmachan_cmd_listen(struct rdmachan_call *call, void *arg)
 	atomic_set(&id->backlog, backlog);
 	ret = rdma_listen(id->cm_id, backlog);
 	if (!ret)
-		id->addr_fixed = true;
+		WRITE_ONCE(id->addr_fixed, true);
 	rdmachan_cm_id_unlock(id);
 	return ret;
 }

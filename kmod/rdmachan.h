@@ -157,9 +157,10 @@ struct rdmachan_cm_id {
 	unsigned int unacked_by_type[RDMACHAN_CM_EVENT_TYPES];
 	wait_queue_head_t ack_wait;
 	/*
-	 * Past the states where rdma_resolve_addr() is allowed, under @lock.
-	 * The CM writes bound_dev_if for a link-local destination before it
-	 * checks the state, and an id in its route tree must keep its key.
+	 * Past the states where rdma_resolve_addr() is allowed: set under
+	 * @lock, cleared by ADDR_ERROR. The CM writes bound_dev_if for a
+	 * link-local destination before it checks the state, and an id in
+	 * its route tree must keep its key.
 	 */
 	bool addr_fixed;
 	/* the QP made for the id; changes under @lock and the handler lock */

@@ -59,9 +59,13 @@ TEST(event_str_names)
 	EXPECT_STREQ("UNKNOWN EVENT", rdma_event_str((enum rdma_cm_event_type)-1));
 }
 
-/* ADDR_ERROR for @dst, on a fresh id: its status, or 1 when none came. */
+/*
+ * ADDR_ERROR for @dst, on a fresh id: its status, or 1 when none came.
+ * While a @slow resolution runs the id refuses another; after the error
+ * it takes one again.
+ */
 static int addr_error_status(struct __test_metadata *_metadata,
-			     const char *dst_ip, int timeout_ms)
+			     const char *dst_ip, int timeout_ms, bool slow)
 {
 	struct rdma_event_channel *ch = rdma_create_event_channel();
 	struct rdma_cm_event *ev;
@@ -78,6 +82,11 @@ static int addr_error_status(struct __test_metadata *_metadata,
 		TH_LOG("rdma_resolve_addr(%s): %s", dst_ip, strerror(errno));
 		goto out;
 	}
+	if (slow) {
+		EXPECT_EQ(-1, rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
+						timeout_ms));
+		EXPECT_EQ(EINVAL, errno);
+	}
 	ev = cm_expect(ch, RDMA_CM_EVENT_ADDR_ERROR, id, CM_TIMEOUT_MS);
 	if (ev) {
 		status = ev->status;
@@ -88,6 +97,14 @@ static int addr_error_status(struct __test_metadata *_metadata,
 		rdma_ack_cm_event(ev);
 	}
 	EXPECT_TRUE(cm_quiet(ch, CM_QUIET_MS));
+	/* The CM keeps the interface it found: the same error again. */
+	EXPECT_EQ(0, rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
+				       timeout_ms));
+	ev = cm_expect(ch, RDMA_CM_EVENT_ADDR_ERROR, id, CM_TIMEOUT_MS);
+	if (ev) {
+		EXPECT_EQ(status, ev->status);
+		rdma_ack_cm_event(ev);
+	}
 out:
 	EXPECT_EQ(0, rdma_destroy_id(id));
 	rdma_destroy_event_channel(ch);
@@ -117,7 +134,7 @@ TEST_F_TIMEOUT(netdev, addr_error_no_arp_reply, NETDEV_TIMEOUT_S)
 	ASSERT_EQ(0, run_cmd("ip link add cmtv0 type veth peer name cmtv1 && "
 			     "ip addr add 10.79.0.1/24 dev cmtv0 && "
 			     "ip link set cmtv1 up && ip link set cmtv0 up"));
-	EXPECT_EQ(-ETIMEDOUT, addr_error_status(_metadata, "10.79.0.2", 500));
+	EXPECT_EQ(-ETIMEDOUT, addr_error_status(_metadata, "10.79.0.2", 500, true));
 }
 
 /* A route through a netdev that has no RDMA device. */
@@ -126,7 +143,7 @@ TEST_F_TIMEOUT(netdev, addr_error_no_rdma_device, NETDEV_TIMEOUT_S)
 	ASSERT_EQ(0, run_cmd("ip link add cmtd0 type dummy && "
 			     "ip addr add 10.78.0.1/24 dev cmtd0 && "
 			     "ip link set cmtd0 up"));
-	EXPECT_EQ(-ENODEV, addr_error_status(_metadata, "10.78.0.2", 500));
+	EXPECT_EQ(-ENODEV, addr_error_status(_metadata, "10.78.0.2", 500, false));
 }
 
 /* No route at all: the call itself fails, no event is queued. */
