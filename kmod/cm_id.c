@@ -17,7 +17,6 @@
 
 /* As ucma's default rdma_cm max_backlog. */
 #define RDMACHAN_MAX_BACKLOG	1024
-#define RDMACHAN_ACK_WAIT_LOG_SECS	5
 
 static void rdmachan_cm_id_free(struct rdmachan_object *obj)
 {
@@ -661,38 +660,20 @@ out:
 	return ret;
 }
 
+static void rdmachan_cm_describe_unacked(void *arg, char *buf, size_t len)
+{
+	struct rdmachan_cm_id *id = arg;
+
+	spin_lock(&id->ack_lock);
+	rdmachan_format_types(buf, len, id->unacked_by_type,
+			      RDMACHAN_CM_EVENT_TYPES, rdmachan_cm_event_name);
+	spin_unlock(&id->ack_lock);
+}
+
 int rdmachan_cm_wait_acks(struct rdmachan_cm_id *id)
 {
-	char types[128];
-	unsigned int unacked;
-	size_t len;
-	long left;
-	int type;
-
-	for (;;) {
-		left = wait_event_killable_timeout(id->ack_wait,
-						   !READ_ONCE(id->unacked),
-						   RDMACHAN_ACK_WAIT_LOG_SECS * HZ);
-		if (left > 0)
-			return 0;
-		if (left < 0)
-			return -EINTR;
-
-		len = 0;
-		types[0] = '\0';
-		spin_lock(&id->ack_lock);
-		unacked = id->unacked;
-		for (type = 0; type < RDMACHAN_CM_EVENT_TYPES; type++)
-			if (id->unacked_by_type[type])
-				len += scnprintf(types + len, sizeof(types) - len,
-						 " %s", rdmachan_cm_event_name(type));
-		spin_unlock(&id->ack_lock);
-		if (!unacked)
-			return 0;
-		pr_warn_ratelimited("rdmachan: pid %d: CM id %u waits for %u unacknowledged event(s):%s\n",
-				    task_tgid_nr(current), id->handle, unacked,
-				    types);
-	}
+	return rdmachan_wait_acks(&id->ack_wait, &id->unacked, "CM id",
+				  id->handle, rdmachan_cm_describe_unacked, id);
 }
 
 /*

@@ -94,7 +94,8 @@ static int rdmachan_mcast_destroy(struct rdmachan_object *obj, bool wait)
 		return 0;
 	if (wait)
 		ret = rdmachan_wait_acks(&mc->id->ack_wait, &mc->unacked,
-					 "multicast join", mc->handle);
+					 "multicast join", mc->handle, NULL,
+					 NULL);
 	rdmachan_mcast_leave(mc);
 	rdmachan_cm_drop_mcast_events(mc);
 	return ret;

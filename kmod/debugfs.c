@@ -26,6 +26,8 @@ static const char *const rdmachan_counter_names[RDMACHAN_NR_COUNTERS] = {
 	[RDMACHAN_COUNT_SRQS] = "srqs",
 	[RDMACHAN_COUNT_AHS] = "ahs",
 	[RDMACHAN_COUNT_MCASTS] = "mcasts",
+	[RDMACHAN_COUNT_ASYNC_FDS] = "async_fds",
+	[RDMACHAN_COUNT_ASYNC_EVENTS] = "async_events",
 };
 
 static struct dentry *rdmachan_debugfs_dir;
@@ -103,6 +105,51 @@ static void file_cq_unacked_show(struct seq_file *s, struct rdmachan_file *file)
 	xa_unlock(&file->objects);
 }
 
+static const char *const rdmachan_async_element_names[] = {
+	[RDMACHAN_ASYNC_ELEMENT_QP] = "qp",
+	[RDMACHAN_ASYNC_ELEMENT_CQ] = "cq",
+	[RDMACHAN_ASYNC_ELEMENT_SRQ] = "srq",
+};
+
+/*
+ * "async_unacked <TYPE> <qp|cq|srq> <handle> <count>" per object and type
+ * of async events read and not acknowledged; "async_queue <context>
+ * <queued> <dropped>" per context with events waiting or dropped.
+ */
+static void file_async_show(struct seq_file *s, struct rdmachan_file *file)
+{
+	struct rdmachan_async_queue *q;
+	struct rdmachan_async_obj *ao;
+	struct rdmachan_object *obj;
+	unsigned long handle;
+	unsigned int n;
+	u32 type;
+
+	xa_lock(&file->objects);
+	xa_for_each(&file->objects, handle, obj) {
+		if (obj->type == RDMACHAN_OBJ_DEVICE_CONTEXT) {
+			q = container_of(obj, struct rdmachan_context, obj)->async;
+			if (READ_ONCE(q->queued) || READ_ONCE(q->dropped))
+				seq_printf(s, "async_queue %lu %u %lu\n", handle,
+					   READ_ONCE(q->queued),
+					   READ_ONCE(q->dropped));
+			continue;
+		}
+		ao = rdmachan_async_obj_of(obj);
+		if (!ao || !ao->queue)
+			continue;
+		for (type = 0; type < RDMACHAN_ASYNC_EVENT_TYPES; type++) {
+			n = READ_ONCE(ao->unacked_by_type[type]);
+			if (n)
+				seq_printf(s, "async_unacked %s %s %lu %u\n",
+					   rdmachan_async_event_name(type),
+					   rdmachan_async_element_names[ao->element],
+					   handle, n);
+		}
+	}
+	xa_unlock(&file->objects);
+}
+
 static int file_objects_show(struct seq_file *s, void *unused)
 {
 	unsigned long counts[ARRAY_SIZE(rdmachan_object_names)] = {};
@@ -124,6 +171,7 @@ static int file_objects_show(struct seq_file *s, void *unused)
 				   counts[i]);
 	file_unacked_show(s, file);
 	file_cq_unacked_show(s, file);
+	file_async_show(s, file);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(file_objects);

@@ -12,9 +12,20 @@ static void rdmachan_context_free(struct rdmachan_object *obj)
 	struct rdmachan_context *ctx =
 		container_of(obj, struct rdmachan_context, obj);
 
+	rdmachan_async_queue_put(ctx->async);
 	rdmachan_device_put(ctx->dev);
 	kfree_rcu(ctx, obj.rcu);
 	rdmachan_count_dec(RDMACHAN_COUNT_CONTEXTS);
+}
+
+/* Its async event file, if any, reports -ENODEV from now on. */
+static int rdmachan_context_destroy(struct rdmachan_object *obj, bool wait)
+{
+	struct rdmachan_context *ctx =
+		container_of(obj, struct rdmachan_context, obj);
+
+	rdmachan_async_queue_close(ctx->async);
+	return 0;
 }
 
 int rdmachan_cmd_open_device(struct rdmachan_call *call, void *arg)
@@ -43,11 +54,19 @@ int rdmachan_cmd_open_device(struct rdmachan_call *call, void *arg)
 		ret = -ENOMEM;
 		goto err_put;
 	}
+	ctx->async = rdmachan_async_queue_new(dev, call->file->owner);
+	if (!ctx->async) {
+		kfree(ctx);
+		ret = -ENOMEM;
+		goto err_put;
+	}
 	ctx->obj.type = RDMACHAN_OBJ_DEVICE_CONTEXT;
 	ctx->obj.free = rdmachan_context_free;
+	ctx->obj.destroy = rdmachan_context_destroy;
 	ctx->dev = dev;
 	ret = rdmachan_object_reserve(call, &ctx->obj, &cmd->out_handle);
 	if (ret) {
+		rdmachan_async_queue_put(ctx->async);
 		kfree(ctx);
 		goto err_put;
 	}
@@ -83,20 +102,26 @@ static int rdmachan_context_enter(struct rdmachan_file *file, u32 handle,
 	return 0;
 }
 
-/* The device of a device context of @file, with a reference; or NULL. */
+/*
+ * The device of a device context of @file, with a reference, and its
+ * async event queue in *@async, with a reference; or NULL.
+ */
 struct rdmachan_device *rdmachan_context_device(struct rdmachan_file *file,
-						u32 handle)
+						u32 handle,
+						struct rdmachan_async_queue **async)
 {
+	struct rdmachan_context *ctx;
 	struct rdmachan_object *obj;
-	struct rdmachan_device *dev;
 
 	obj = rdmachan_object_get(file, handle, RDMACHAN_OBJ_DEVICE_CONTEXT);
 	if (!obj)
 		return NULL;
-	dev = container_of(obj, struct rdmachan_context, obj)->dev;
-	kref_get(&dev->ref);
+	ctx = container_of(obj, struct rdmachan_context, obj);
+	kref_get(&ctx->dev->ref);
+	kref_get(&ctx->async->ref);
+	*async = ctx->async;
 	rdmachan_object_put(obj);
-	return dev;
+	return ctx->dev;
 }
 
 static void rdmachan_context_exit(struct rdmachan_context *ctx)

@@ -25,6 +25,7 @@ static void rdmachan_device_free(struct kref *ref)
 		container_of(ref, struct rdmachan_device, ref);
 
 	mutex_destroy(&dev->verbs_lock);
+	mutex_destroy(&dev->async_lock);
 	kfree(dev);
 	rdmachan_count_dec(RDMACHAN_COUNT_DEVICES);
 }
@@ -92,6 +93,7 @@ static int rdmachan_add_one(struct ib_device *ibdev)
 	}
 	rdmachan_count_inc(RDMACHAN_COUNT_DEVICES);
 	ib_set_client_data(ibdev, &rdmachan_client, dev);
+	rdmachan_async_device_add(dev, ibdev);
 	return 0;
 }
 
@@ -102,6 +104,8 @@ static void rdmachan_remove_one(struct ib_device *ibdev, void *client_data)
 	mutex_lock(&rdmachan_devices_lock);
 	xa_erase(&rdmachan_devices, dev->index);
 	mutex_unlock(&rdmachan_devices_lock);
+	/* DEVICE_FATAL comes before the objects go, as with ib_uverbs. */
+	rdmachan_async_device_remove(dev);
 
 	down_write(&dev->removal_lock);
 	dev->ibdev = NULL;

@@ -129,6 +129,14 @@ static const struct rdmachan_ioctl_op rdmachan_ops[] = {
 	/* It writes out_handle itself, before the CM has the join. */
 	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_JOIN_MCAST, rdmachan_join_mcast,
 			      rdmachan_cmd_join_mcast),
+	/* It writes out_fd itself, before the descriptor is installed. */
+	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_OPEN_ASYNC_FD,
+			      rdmachan_open_async_fd,
+			      rdmachan_cmd_open_async_fd),
+	/* RDMACHAN_CMD_GET_ASYNC_EVENT works on an async event file only. */
+	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_ACK_ASYNC_EVENT,
+			      rdmachan_ack_async_event,
+			      rdmachan_cmd_ack_async_event),
 };
 
 /* Large enough for the argument of any command. */
@@ -163,6 +171,8 @@ union rdmachan_ioctl_buf {
 	struct rdmachan_modify_srq modify_srq;
 	struct rdmachan_create_ah create_ah;
 	struct rdmachan_join_mcast join_mcast;
+	struct rdmachan_open_async_fd open_async_fd;
+	struct rdmachan_ack_async_event ack_async_event;
 };
 
 struct rdmachan_ioctl_header {
@@ -307,7 +317,8 @@ int rdmachan_cmd_get_info(struct rdmachan_call *call, void *arg)
 		return -EINVAL;
 	cmd->out_abi_version = RDMACHAN_ABI_VERSION;
 	cmd->out_features = RDMACHAN_FEATURE_DEVICE_QUERY | RDMACHAN_FEATURE_CM |
-			    RDMACHAN_FEATURE_VERBS;
+			    RDMACHAN_FEATURE_VERBS |
+			    RDMACHAN_FEATURE_ASYNC_EVENTS;
 	return 0;
 }
 

@@ -149,27 +149,46 @@ out:
 
 #define RDMACHAN_ACK_WAIT_LOG_SECS	5
 
+/* " NAME" for each type with a count in @by_type, into @buf. */
+void rdmachan_format_types(char *buf, size_t len, const unsigned int *by_type,
+			   unsigned int ntypes, const char *(*name)(u32 type))
+{
+	size_t used = 0;
+	u32 type;
+
+	buf[0] = '\0';
+	for (type = 0; type < ntypes; type++)
+		if (by_type[type])
+			used += scnprintf(buf + used, len - used, " %s",
+					  name(type));
+}
+
 /*
- * Waits, killably, until *@count is 0; every 5 s it says what it waits
- * for (ratelimited), as destroying a CM id does.
+ * Waits, killably, until *@count is 0. Once it has waited 5 s it says,
+ * once, what it waits for: @what @handle, the count and what @describe
+ * (optional) writes, the unacknowledged event types.
  */
 int rdmachan_wait_acks(wait_queue_head_t *wq, unsigned int *count,
-		       const char *what, u32 handle)
+		       const char *what, u32 handle,
+		       void (*describe)(void *arg, char *buf, size_t len),
+		       void *arg)
 {
+	char types[192] = "";
 	unsigned int left;
 	long ret;
 
-	for (;;) {
-		ret = wait_event_killable_timeout(*wq, !READ_ONCE(*count),
-						  RDMACHAN_ACK_WAIT_LOG_SECS * HZ);
-		if (ret > 0)
-			return 0;
-		if (ret < 0)
-			return -EINTR;
-		left = READ_ONCE(*count);
-		if (!left)
-			return 0;
-		pr_warn_ratelimited("rdmachan: pid %d: %s %u waits for %u unacknowledged event(s)\n",
-				    task_tgid_nr(current), what, handle, left);
-	}
+	ret = wait_event_killable_timeout(*wq, !READ_ONCE(*count),
+					  RDMACHAN_ACK_WAIT_LOG_SECS * HZ);
+	if (ret > 0)
+		return 0;
+	if (ret < 0)
+		return -EINTR;
+	if (describe)
+		describe(arg, types, sizeof(types));
+	left = READ_ONCE(*count);
+	if (left)
+		pr_warn_ratelimited("rdmachan: pid %d: %s %u waits for %u unacknowledged event(s)%s%s\n",
+				    task_tgid_nr(current), what, handle, left,
+				    types[0] ? ":" : "", types);
+	return wait_event_killable(*wq, !READ_ONCE(*count)) ? -EINTR : 0;
 }

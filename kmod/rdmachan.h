@@ -45,6 +45,13 @@ struct rdmachan_device {
 	/* live verbs objects on the device, by teardown rank, newest first */
 	struct mutex verbs_lock;
 	struct list_head verbs[RDMACHAN_VERBS_RANKS];
+	/* port and device events go to @async_queues */
+	struct ib_event_handler event_handler;
+	/* guards @async_queues and @async_removed */
+	struct mutex async_lock;
+	struct list_head async_queues;
+	/* the device went away: DEVICE_FATAL was queued, no queue joins */
+	bool async_removed;
 };
 
 int rdmachan_devices_init(void);
@@ -127,6 +134,8 @@ struct rdmachan_object {
 struct rdmachan_context {
 	struct rdmachan_object obj;
 	struct rdmachan_device *dev;
+	/* its asynchronous event queue, with a reference */
+	struct rdmachan_async_queue *async;
 };
 
 #define RDMACHAN_CM_EVENT_TYPES	(RDMA_CM_EVENT_TIMEWAIT_EXIT + 1)
@@ -202,8 +211,12 @@ int rdmachan_cm_id_lock_fd(struct rdmachan_file *file, int fd, u32 handle,
 struct rdmachan_cm_id *rdmachan_cm_id_lock(struct rdmachan_file *file,
 					   u32 handle);
 void rdmachan_cm_id_unlock(struct rdmachan_cm_id *id);
+void rdmachan_format_types(char *buf, size_t len, const unsigned int *by_type,
+			   unsigned int ntypes, const char *(*name)(u32 type));
 int rdmachan_wait_acks(wait_queue_head_t *wq, unsigned int *count,
-		       const char *what, u32 handle);
+		       const char *what, u32 handle,
+		       void (*describe)(void *arg, char *buf, size_t len),
+		       void *arg);
 
 /*
  * One ioctl in progress. A command that creates an object reserves its
@@ -273,6 +286,8 @@ int rdmachan_cmd_query_srq(struct rdmachan_call *call, void *arg);
 int rdmachan_cmd_post_srq_recv(struct rdmachan_call *call, void *arg);
 int rdmachan_cmd_create_ah(struct rdmachan_call *call, void *arg);
 int rdmachan_cmd_join_mcast(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_open_async_fd(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_ack_async_event(struct rdmachan_call *call, void *arg);
 bool rdmachan_is_rdmachan_file(struct file *filp);
 
 /* Live-object counters, shown in debugfs. */
@@ -290,6 +305,8 @@ enum rdmachan_counter {
 	RDMACHAN_COUNT_SRQS,
 	RDMACHAN_COUNT_AHS,
 	RDMACHAN_COUNT_MCASTS,
+	RDMACHAN_COUNT_ASYNC_FDS,
+	RDMACHAN_COUNT_ASYNC_EVENTS,
 	RDMACHAN_NR_COUNTERS,
 };
 

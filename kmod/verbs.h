@@ -30,9 +30,57 @@ struct rdmachan_verbs_obj {
 	void (*teardown)(struct rdmachan_verbs_obj *v);
 };
 
+/* Event types of enum ib_event_type, IB_EVENT_CQ_ERR to IB_EVENT_WQ_FATAL. */
+#define RDMACHAN_ASYNC_EVENT_TYPES	(IB_EVENT_WQ_FATAL + 1)
+
+/*
+ * A device context's asynchronous event queue. Events queue on @events
+ * while an async file (@reader) reads it and the context is not @gone;
+ * the context, the async file and the objects that report to it hold
+ * references. @lock is taken from event handlers, in any context.
+ */
+struct rdmachan_async_queue {
+	struct kref ref;
+	struct pid *owner;
+	/* a reference */
+	struct rdmachan_device *dev;
+	/* guards the rest, and the counts of the objects reporting here */
+	spinlock_t lock;
+	struct list_head events;
+	unsigned int queued;
+	unsigned long dropped;
+	wait_queue_head_t wait;
+	/* the open async file, not a reference; NULL when there is none */
+	struct file *reader;
+	bool gone;
+	/* on dev->async_queues while read, under dev->async_lock */
+	struct list_head dev_entry;
+};
+
+/*
+ * What a QP, CQ or SRQ has for its asynchronous events: where they go,
+ * and those read and not yet acknowledged, under queue->lock.
+ */
+struct rdmachan_async_obj {
+	struct rdmachan_verbs_obj *v;
+	/* a reference, once set */
+	struct rdmachan_async_queue *queue;
+	u32 element;
+	u64 user_context;
+	/* being destroyed: its events are dropped */
+	bool dying;
+	unsigned int unacked;
+	unsigned int unacked_by_type[RDMACHAN_ASYNC_EVENT_TYPES];
+	u64 reported;
+	u64 acked;
+	wait_queue_head_t ack_wait;
+};
+
 struct rdmachan_pd {
 	struct rdmachan_verbs_obj v;
 	struct ib_pd *ib;
+	/* its context's async queue, for its QPs and SRQs; a reference */
+	struct rdmachan_async_queue *async;
 	/* the PD's MRs by lkey, for the data path's checks */
 	struct xarray mrs;
 };
@@ -92,6 +140,7 @@ struct rdmachan_cq {
 	struct mutex poll_lock;
 	struct xarray qps;
 	unsigned int qps_gone;
+	struct rdmachan_async_obj async;
 };
 
 struct rdmachan_srq {
@@ -100,6 +149,7 @@ struct rdmachan_srq {
 	struct rdmachan_pd *pd;
 	u64 user_context;
 	u32 max_sge;
+	struct rdmachan_async_obj async;
 };
 
 struct rdmachan_qp {
@@ -118,6 +168,7 @@ struct rdmachan_qp {
 	/* the CM id the QP is bound to, with a reference */
 	spinlock_t bind_lock;
 	struct rdmachan_cm_id *cm_id;
+	struct rdmachan_async_obj async;
 };
 
 struct rdmachan_ah {
@@ -166,7 +217,8 @@ int rdmachan_verbs_destroy_unused(struct rdmachan_object *obj);
 void rdmachan_verbs_file_release(struct rdmachan_file *file);
 void rdmachan_verbs_remove_device(struct rdmachan_device *dev);
 struct rdmachan_device *rdmachan_context_device(struct rdmachan_file *file,
-						u32 handle);
+						u32 handle,
+						struct rdmachan_async_queue **async);
 
 /* Lookups with the file's verbs_lock held: NULL when not an object of it. */
 static inline struct rdmachan_pd *rdmachan_pd_find(struct rdmachan_file *file,
@@ -246,7 +298,24 @@ int rdmachan_qp_flush(struct rdmachan_verbs_obj *v);
 int rdmachan_cq_save(struct rdmachan_verbs_obj *v);
 int rdmachan_cq_add_qp(struct rdmachan_cq *cq, struct ib_qp *ibqp);
 void rdmachan_cq_qp_gone(struct rdmachan_cq *cq, struct ib_qp *ibqp);
-void rdmachan_verbs_noop_event(struct ib_event *event, void *context);
+
+/* Asynchronous events */
+struct rdmachan_async_queue *rdmachan_async_queue_new(struct rdmachan_device *dev,
+						      struct pid *owner);
+void rdmachan_async_queue_put(struct rdmachan_async_queue *q);
+void rdmachan_async_queue_close(struct rdmachan_async_queue *q);
+void rdmachan_async_obj_init(struct rdmachan_async_obj *ao,
+			     struct rdmachan_verbs_obj *v, u32 element,
+			     struct rdmachan_async_queue *q, u64 user_context);
+void rdmachan_async_obj_release(struct rdmachan_async_obj *ao);
+void rdmachan_async_report(struct rdmachan_async_obj *ao, u32 type);
+void rdmachan_async_obj_dying(struct rdmachan_async_obj *ao, bool dying);
+int rdmachan_async_obj_wait(struct rdmachan_async_obj *ao, const char *what);
+struct rdmachan_async_obj *rdmachan_async_obj_of(struct rdmachan_object *obj);
+const char *rdmachan_async_event_name(u32 type);
+void rdmachan_async_device_add(struct rdmachan_device *dev,
+			       struct ib_device *ibdev);
+void rdmachan_async_device_remove(struct rdmachan_device *dev);
 
 /* Multicast */
 void rdmachan_mcast_put(struct rdmachan_mcast *mc);

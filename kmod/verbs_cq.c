@@ -22,6 +22,7 @@ static void rdmachan_cq_free(struct rdmachan_object *obj)
 	struct rdmachan_cq *cq = container_of(obj, struct rdmachan_cq, v.obj);
 
 	rdmachan_verbs_release(&cq->v);
+	rdmachan_async_obj_release(&cq->async);
 	if (cq->channel)
 		rdmachan_comp_channel_put(cq->channel);
 	kvfree(cq->saved);
@@ -46,6 +47,13 @@ static void rdmachan_cq_comp_handler(struct ib_cq *ibcq, void *context)
 	rdmachan_comp_channel_notify(context);
 }
 
+static void rdmachan_cq_event(struct ib_event *event, void *context)
+{
+	struct rdmachan_cq *cq = context;
+
+	rdmachan_async_report(&cq->async, event->event);
+}
+
 static void rdmachan_cq_set_dying(struct rdmachan_cq *cq, bool dying)
 {
 	struct rdmachan_comp_channel *ch = cq->channel;
@@ -60,9 +68,10 @@ static void rdmachan_cq_set_dying(struct rdmachan_cq *cq, bool dying)
 }
 
 /*
- * A CQ that QPs use cannot go. Otherwise it queues no more events, and
- * the destroy waits until the events taken from its channel are
- * acknowledged, with the handle still there to acknowledge them.
+ * A CQ that QPs use cannot go. Otherwise it queues no more completion or
+ * async events, and the destroy waits until the events taken from its
+ * channel and its async events read are acknowledged, with the handle
+ * still there to acknowledge them.
  */
 static int rdmachan_cq_destroy_begin(struct rdmachan_object *obj)
 {
@@ -76,18 +85,23 @@ static int rdmachan_cq_destroy_begin(struct rdmachan_object *obj)
 	} else {
 		cq->v.dead = true;
 		rdmachan_cq_set_dying(cq, true);
+		rdmachan_async_obj_dying(&cq->async, true);
 	}
 	up_write(&file->verbs_lock);
-	if (ret || !cq->channel)
+	if (ret)
 		return ret;
 
-	ret = rdmachan_wait_acks(&cq->ack_wait, &cq->events_unacked, "CQ",
-				 cq->v.handle);
+	if (cq->channel)
+		ret = rdmachan_wait_acks(&cq->ack_wait, &cq->events_unacked,
+					 "CQ", cq->v.handle, NULL, NULL);
+	if (!ret)
+		ret = rdmachan_async_obj_wait(&cq->async, "CQ");
 	if (ret) {
 		down_write(&file->verbs_lock);
 		cq->v.dead = false;
 		if (cq->v.live)
 			rdmachan_cq_set_dying(cq, false);
+		rdmachan_async_obj_dying(&cq->async, false);
 		up_write(&file->verbs_lock);
 	}
 	return ret;
@@ -98,6 +112,7 @@ int rdmachan_cmd_create_cq(struct rdmachan_call *call, void *arg)
 	struct rdmachan_create_cq *cmd = arg;
 	struct ib_cq_init_attr attr = {};
 	struct rdmachan_comp_channel *ch = NULL;
+	struct rdmachan_async_queue *async;
 	struct rdmachan_device *dev;
 	struct ib_device *ibdev;
 	struct rdmachan_cq *cq;
@@ -106,7 +121,7 @@ int rdmachan_cmd_create_cq(struct rdmachan_call *call, void *arg)
 
 	if (!cmd->cqe || cmd->cqe > INT_MAX)
 		return -EINVAL;
-	dev = rdmachan_context_device(call->file, cmd->context);
+	dev = rdmachan_context_device(call->file, cmd->context, &async);
 	if (!dev)
 		return -ENOENT;
 	if (cmd->comp_channel != RDMACHAN_NO_FD) {
@@ -135,6 +150,8 @@ int rdmachan_cmd_create_cq(struct rdmachan_call *call, void *arg)
 	spin_lock_init(&cq->saved_lock);
 	mutex_init(&cq->poll_lock);
 	xa_init(&cq->qps);
+	rdmachan_async_obj_init(&cq->async, &cq->v, RDMACHAN_ASYNC_ELEMENT_CQ,
+				async, cmd->user_context);
 	ret = rdmachan_verbs_reserve(call, &cq->v, &cmd->out_handle);
 	if (ret) {
 		rdmachan_object_put(&cq->v.obj);
@@ -153,7 +170,7 @@ int rdmachan_cmd_create_cq(struct rdmachan_call *call, void *arg)
 	attr.cqe = cmd->cqe;
 	attr.comp_vector = cmd->comp_vector;
 	ibcq = ib_create_cq(ibdev, rdmachan_cq_comp_handler,
-			    rdmachan_verbs_noop_event, cq, &attr);
+			    rdmachan_cq_event, cq, &attr);
 	if (IS_ERR(ibcq)) {
 		ret = PTR_ERR(ibcq);
 		goto out_exit;
@@ -164,6 +181,7 @@ int rdmachan_cmd_create_cq(struct rdmachan_call *call, void *arg)
 out_exit:
 	rdmachan_device_exit(dev);
 out_dev:
+	rdmachan_async_queue_put(async);
 	rdmachan_device_put(dev);
 	return ret;
 }

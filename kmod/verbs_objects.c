@@ -234,8 +234,3 @@ void rdmachan_verbs_remove_device(struct rdmachan_device *dev)
 	}
 	mutex_unlock(&dev->verbs_lock);
 }
-
-/* Verbs objects have no async event queue: their events are dropped. */
-void rdmachan_verbs_noop_event(struct ib_event *event, void *context)
-{
-}

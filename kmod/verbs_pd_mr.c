@@ -16,6 +16,7 @@ static void rdmachan_pd_free(struct rdmachan_object *obj)
 	struct rdmachan_pd *pd = container_of(obj, struct rdmachan_pd, v.obj);
 
 	rdmachan_verbs_release(&pd->v);
+	rdmachan_async_queue_put(pd->async);
 	xa_destroy(&pd->mrs);
 	kfree_rcu(pd, v.obj.rcu);
 	rdmachan_count_dec(RDMACHAN_COUNT_PDS);
@@ -33,20 +34,23 @@ static void rdmachan_pd_teardown(struct rdmachan_verbs_obj *v)
 int rdmachan_cmd_alloc_pd(struct rdmachan_call *call, void *arg)
 {
 	struct rdmachan_alloc_pd *cmd = arg;
+	struct rdmachan_async_queue *async;
 	struct rdmachan_device *dev;
 	struct ib_device *ibdev;
 	struct rdmachan_pd *pd;
 	struct ib_pd *ibpd;
 	int ret;
 
-	dev = rdmachan_context_device(call->file, cmd->context);
+	dev = rdmachan_context_device(call->file, cmd->context, &async);
 	if (!dev)
 		return -ENOENT;
 	pd = kzalloc(sizeof(*pd), GFP_KERNEL);
 	if (!pd) {
+		rdmachan_async_queue_put(async);
 		ret = -ENOMEM;
 		goto out_dev;
 	}
+	pd->async = async;
 	rdmachan_count_inc(RDMACHAN_COUNT_PDS);
 	rdmachan_verbs_init(&pd->v, call->file, RDMACHAN_OBJ_PD,
 			    RDMACHAN_RANK_PD, rdmachan_pd_free,

@@ -25,6 +25,7 @@ static void rdmachan_qp_free(struct rdmachan_object *obj)
 
 	WARN_ON(qp->cm_id);
 	rdmachan_verbs_release(&qp->v);
+	rdmachan_async_obj_release(&qp->async);
 	if (qp->pd)
 		rdmachan_object_put(&qp->pd->v.obj);
 	if (qp->send_cq)
@@ -163,6 +164,30 @@ static void rdmachan_qp_teardown(struct rdmachan_verbs_obj *v)
 	atomic_dec(&qp->recv_cq->v.users);
 	if (qp->srq)
 		atomic_dec(&qp->srq->v.users);
+}
+
+/* The QP's event handler, also for a QP the CM made. */
+static void rdmachan_qp_event(struct ib_event *event, void *context)
+{
+	struct rdmachan_qp *qp = context;
+
+	rdmachan_async_report(&qp->async, event->event);
+}
+
+/*
+ * DESTROY drops the QP's unread async events and waits until those read
+ * are acknowledged, with the handle still there to acknowledge them.
+ */
+static int rdmachan_qp_destroy_begin(struct rdmachan_object *obj)
+{
+	struct rdmachan_qp *qp = container_of(obj, struct rdmachan_qp, v.obj);
+	int ret;
+
+	rdmachan_async_obj_dying(&qp->async, true);
+	ret = rdmachan_async_obj_wait(&qp->async, "QP");
+	if (ret)
+		rdmachan_async_obj_dying(&qp->async, false);
+	return ret;
 }
 
 /* What the CM does for a UD QP it owns: INIT, RTR and RTS at once. */
@@ -319,6 +344,7 @@ int rdmachan_cmd_create_qp(struct rdmachan_call *call, void *arg)
 	rdmachan_count_inc(RDMACHAN_COUNT_QPS);
 	rdmachan_verbs_init(&qp->v, file, RDMACHAN_OBJ_QP, RDMACHAN_RANK_QP,
 			    rdmachan_qp_free, rdmachan_qp_teardown);
+	qp->v.obj.destroy_begin = rdmachan_qp_destroy_begin;
 	spin_lock_init(&qp->bind_lock);
 	qp->user_context = cmd->user_context;
 	ret = rdmachan_verbs_reserve(call, &qp->v, &cmd->out_handle);
@@ -337,7 +363,10 @@ int rdmachan_cmd_create_qp(struct rdmachan_call *call, void *arg)
 		qp->srq = NULL;
 		goto out_unlock;
 	}
-	init.event_handler = rdmachan_verbs_noop_event;
+	/* Its events go to its PD's context from the start. */
+	rdmachan_async_obj_init(&qp->async, &qp->v, RDMACHAN_ASYNC_ELEMENT_QP,
+				qp->pd->async, qp->user_context);
+	init.event_handler = rdmachan_qp_event;
 	init.qp_context = qp;
 	init.send_cq = qp->send_cq->ib;
 	init.recv_cq = qp->recv_cq->ib;

@@ -16,6 +16,7 @@ static void rdmachan_srq_free(struct rdmachan_object *obj)
 		container_of(obj, struct rdmachan_srq, v.obj);
 
 	rdmachan_verbs_release(&srq->v);
+	rdmachan_async_obj_release(&srq->async);
 	if (srq->pd)
 		rdmachan_object_put(&srq->pd->v.obj);
 	kfree_rcu(srq, v.obj.rcu);
@@ -29,6 +30,37 @@ static void rdmachan_srq_teardown(struct rdmachan_verbs_obj *v)
 	ib_destroy_srq(srq->ib);
 	srq->ib = NULL;
 	atomic_dec(&srq->pd->v.users);
+}
+
+static void rdmachan_srq_event(struct ib_event *event, void *context)
+{
+	struct rdmachan_srq *srq = context;
+
+	rdmachan_async_report(&srq->async, event->event);
+}
+
+/*
+ * An SRQ that QPs use cannot go. Otherwise its unread async events go,
+ * and the destroy waits until those read are acknowledged.
+ */
+static int rdmachan_srq_destroy_begin(struct rdmachan_object *obj)
+{
+	struct rdmachan_srq *srq =
+		container_of(obj, struct rdmachan_srq, v.obj);
+	int ret;
+
+	ret = rdmachan_verbs_destroy_unused(obj);
+	if (ret)
+		return ret;
+	rdmachan_async_obj_dying(&srq->async, true);
+	ret = rdmachan_async_obj_wait(&srq->async, "SRQ");
+	if (ret) {
+		down_write(&srq->v.file->verbs_lock);
+		srq->v.dead = false;
+		up_write(&srq->v.file->verbs_lock);
+		rdmachan_async_obj_dying(&srq->async, false);
+	}
+	return ret;
 }
 
 static void rdmachan_srq_attr_out(struct rdmachan_srq_attr *dst,
@@ -60,7 +92,7 @@ int rdmachan_cmd_create_srq(struct rdmachan_call *call, void *arg)
 	rdmachan_count_inc(RDMACHAN_COUNT_SRQS);
 	rdmachan_verbs_init(&srq->v, file, RDMACHAN_OBJ_SRQ, RDMACHAN_RANK_SRQ,
 			    rdmachan_srq_free, rdmachan_srq_teardown);
-	srq->v.obj.destroy_begin = rdmachan_verbs_destroy_unused;
+	srq->v.obj.destroy_begin = rdmachan_srq_destroy_begin;
 	srq->user_context = cmd->user_context;
 	ret = rdmachan_verbs_reserve(call, &srq->v, &cmd->out_handle);
 	if (ret) {
@@ -83,7 +115,10 @@ int rdmachan_cmd_create_srq(struct rdmachan_call *call, void *arg)
 		ret = -ENODEV;
 		goto out_unlock;
 	}
-	init.event_handler = rdmachan_verbs_noop_event;
+	rdmachan_async_obj_init(&srq->async, &srq->v,
+				RDMACHAN_ASYNC_ELEMENT_SRQ, pd->async,
+				srq->user_context);
+	init.event_handler = rdmachan_srq_event;
 	init.srq_context = srq;
 	init.srq_type = IB_SRQT_BASIC;
 	init.attr.max_wr = cmd->attr.max_wr;

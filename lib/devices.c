@@ -261,6 +261,22 @@ RDMACHAN_EXPORT __be64 ibv_get_device_guid(struct ibv_device *device)
 	return to_rdev(device)->node_guid;
 }
 
+/*
+ * The context's async event file, or -1 on a module without them (the
+ * context works, ibv_get_async_event() fails).
+ */
+static int open_async_fd(int fd, uint32_t handle)
+{
+	struct rdmachan_open_async_fd cmd = {
+		.size = sizeof(cmd),
+		.context = handle,
+	};
+
+	if (rdmachan_ioctl(fd, RDMACHAN_IOC_OPEN_ASYNC_FD, &cmd))
+		return errno == EOPNOTSUPP ? -2 : -1;
+	return cmd.out_fd;
+}
+
 struct ibv_context *rdmachan_open_device(struct ibv_device *device)
 {
 	struct rdmachan_ibv_device *dev = to_rdev(device);
@@ -270,7 +286,7 @@ struct ibv_context *rdmachan_open_device(struct ibv_device *device)
 	};
 	struct rdmachan_ibv_context *rctx;
 	struct ibv_context *ctx;
-	int fd, err;
+	int fd, async_fd, err;
 
 	rctx = calloc(1, sizeof(*rctx));
 	if (!rctx) {
@@ -282,6 +298,9 @@ struct ibv_context *rdmachan_open_device(struct ibv_device *device)
 		goto err_free;
 	if (rdmachan_ioctl(fd, RDMACHAN_IOC_OPEN_DEVICE, &cmd))
 		goto err_close;
+	async_fd = open_async_fd(fd, cmd.out_handle);
+	if (async_fd == -1)
+		goto err_close;
 
 	rctx->handle = cmd.out_handle;
 	rctx->vctx.sz = sizeof(rctx->vctx);
@@ -290,8 +309,7 @@ struct ibv_context *rdmachan_open_device(struct ibv_device *device)
 	ctx->abi_compat = __VERBS_ABI_IS_EXTENDED;
 	ctx->device = device;
 	ctx->cmd_fd = fd;
-	/* No asynchronous events yet: nothing to poll for. */
-	ctx->async_fd = -1;
+	ctx->async_fd = async_fd < 0 ? -1 : async_fd;
 	ctx->num_comp_vectors = (int)cmd.out_num_comp_vectors;
 	pthread_mutex_init(&ctx->mutex, NULL);
 	vb_init_context_ops(ctx);
@@ -321,6 +339,8 @@ int rdmachan_close_device(struct ibv_context *context)
 
 	/* Closing the file destroys every kernel object of the context. */
 	close(context->cmd_fd);
+	if (context->async_fd >= 0)
+		close(context->async_fd);
 	pthread_mutex_destroy(&context->mutex);
 	rdmachan_device_put(to_rdev(context->device));
 	free(rctx);

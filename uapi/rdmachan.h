@@ -36,11 +36,14 @@
  * @RDMACHAN_FEATURE_CM: connection manager ids and their event queue
  * @RDMACHAN_FEATURE_VERBS: PDs, MRs, CQs, completion channels, QPs, SRQs,
  *	AHs, multicast, and the data path on them
+ * @RDMACHAN_FEATURE_ASYNC_EVENTS: asynchronous event files of device
+ *	contexts, and the acknowledgment of QP, CQ and SRQ events
  */
 enum rdmachan_feature {
 	RDMACHAN_FEATURE_DEVICE_QUERY = 0x1,
 	RDMACHAN_FEATURE_CM = 0x2,
 	RDMACHAN_FEATURE_VERBS = 0x4,
+	RDMACHAN_FEATURE_ASYNC_EVENTS = 0x8,
 };
 
 /* Node and transport types; the values are those of libibverbs. */
@@ -1340,6 +1343,109 @@ struct rdmachan_join_mcast {
 	__u32 __reserved;
 };
 
+/*
+ * Asynchronous events (RDMACHAN_FEATURE_ASYNC_EVENTS).
+ *
+ * A device context's QPs, CQs and SRQs (those made on its PDs, or on it)
+ * report their events to the context's asynchronous event file, and so do
+ * the device's ports; the device going away reports DEVICE_FATAL. Events
+ * queue only while the context has such a file, and at most
+ * RDMACHAN_ASYNC_MAX_QUEUED of them wait unread (more are dropped; the
+ * file's debugfs entry counts them). Event types are those of enum
+ * ibv_event_type (the kernel's enum ib_event_type).
+ *
+ * A QP, CQ or SRQ event counts against its object from the moment it is
+ * read until it is acknowledged (RDMACHAN_IOC_ACK_ASYNC_EVENT, on the
+ * object's handle and the event type: what ibv_ack_async_event() knows).
+ * Destroying the object waits, killably, until all its events read are
+ * acknowledged; its events not read yet are dropped when the destroy
+ * begins. Port and device events need no acknowledgment.
+ */
+
+/* Largest number of events waiting unread on one asynchronous event file. */
+#define RDMACHAN_ASYNC_MAX_QUEUED	1024
+
+/**
+ * struct rdmachan_open_async_fd - RDMACHAN_IOC_OPEN_ASYNC_FD
+ * @size: sizeof(struct rdmachan_open_async_fd)
+ * @flags: must be 0
+ * @context: a device context of this file
+ * @out_fd: a new close-on-exec file descriptor: the context's
+ *	asynchronous event file
+ *
+ * A context has at most one such file at a time (-EBUSY); closing it
+ * drops its unread events, and another can be opened. It is pollable,
+ * and RDMACHAN_IOC_GET_ASYNC_EVENT on it blocks unless it is O_NONBLOCK
+ * (-EAGAIN). Once the context is destroyed (or its /dev/rdmachan file
+ * closed) it reports -ENODEV and polls EPOLLERR. A context whose device
+ * is gone: -ENODEV.
+ */
+struct rdmachan_open_async_fd {
+	__u32 size;
+	__u32 flags;
+	__u32 context;
+	__s32 out_fd;
+};
+
+/* rdmachan_get_async_event.flags */
+#define RDMACHAN_GET_ASYNC_EVENT_NONBLOCK	0x1	/* as if O_NONBLOCK */
+
+/* rdmachan_get_async_event.out_element: what the event is about */
+enum rdmachan_async_element {
+	RDMACHAN_ASYNC_ELEMENT_QP = 1,
+	RDMACHAN_ASYNC_ELEMENT_CQ,
+	RDMACHAN_ASYNC_ELEMENT_SRQ,
+	RDMACHAN_ASYNC_ELEMENT_PORT,
+	RDMACHAN_ASYNC_ELEMENT_DEVICE,
+};
+
+/**
+ * struct rdmachan_get_async_event - RDMACHAN_IOC_GET_ASYNC_EVENT, on an
+ *	asynchronous event file
+ * @size: sizeof(struct rdmachan_get_async_event)
+ * @flags: RDMACHAN_GET_ASYNC_EVENT_* bits
+ * @out_event_type: enum ibv_event_type
+ * @out_element: enum rdmachan_async_element
+ * @out_handle: the QP, CQ or SRQ, in the file that created it; 0 for port
+ *	and device events
+ * @out_port_num: the port of a port event, else 0
+ * @out_user_context: the user_context the QP, CQ or SRQ was created
+ *	with; 0 for port and device events
+ *
+ * Takes the oldest event. A QP event is one of QP_FATAL, QP_REQ_ERR,
+ * QP_ACCESS_ERR, COMM_EST, SQ_DRAINED, PATH_MIG, PATH_MIG_ERR and
+ * QP_LAST_WQE_REACHED; a CQ event is CQ_ERR; an SRQ event is SRQ_ERR or
+ * SRQ_LIMIT_REACHED.
+ */
+struct rdmachan_get_async_event {
+	__u32 size;
+	__u32 flags;
+	__u32 out_event_type;
+	__u32 out_element;
+	__u32 out_handle;
+	__u32 out_port_num;
+	__aligned_u64 out_user_context;
+};
+
+/**
+ * struct rdmachan_ack_async_event - RDMACHAN_IOC_ACK_ASYNC_EVENT
+ * @size: sizeof(struct rdmachan_ack_async_event)
+ * @flags: must be 0
+ * @handle: a QP, CQ or SRQ of this file (another object: -ENOENT)
+ * @event_type: the type of an event of @handle that was read and is not
+ *	acknowledged yet; otherwise -EINVAL, and nothing is acknowledged
+ *
+ * Acknowledges one event; a destroy of @handle waiting for it goes on.
+ * Events of one type of one object are not told apart, as
+ * ibv_ack_async_event() cannot tell them apart either.
+ */
+struct rdmachan_ack_async_event {
+	__u32 size;
+	__u32 flags;
+	__u32 handle;
+	__u32 event_type;
+};
+
 enum rdmachan_ioctl_nr {
 	RDMACHAN_CMD_GET_INFO = 0x00,
 	RDMACHAN_CMD_LIST_DEVICES,
@@ -1383,6 +1489,9 @@ enum rdmachan_ioctl_nr {
 	RDMACHAN_CMD_POST_SRQ_RECV,
 	RDMACHAN_CMD_CREATE_AH,
 	RDMACHAN_CMD_JOIN_MCAST,
+	RDMACHAN_CMD_OPEN_ASYNC_FD,
+	RDMACHAN_CMD_GET_ASYNC_EVENT,
+	RDMACHAN_CMD_ACK_ASYNC_EVENT,
 };
 
 #define RDMACHAN_IOC_GET_INFO \
@@ -1470,5 +1579,13 @@ enum rdmachan_ioctl_nr {
 	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_CREATE_AH, struct rdmachan_create_ah)
 #define RDMACHAN_IOC_JOIN_MCAST \
 	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_JOIN_MCAST, struct rdmachan_join_mcast)
+#define RDMACHAN_IOC_OPEN_ASYNC_FD \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_OPEN_ASYNC_FD, struct rdmachan_open_async_fd)
+#define RDMACHAN_IOC_GET_ASYNC_EVENT \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_GET_ASYNC_EVENT, \
+	      struct rdmachan_get_async_event)
+#define RDMACHAN_IOC_ACK_ASYNC_EVENT \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_ACK_ASYNC_EVENT, \
+	      struct rdmachan_ack_async_event)
 
 #endif /* _UAPI_RDMACHAN_H */
