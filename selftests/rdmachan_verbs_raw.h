@@ -337,4 +337,53 @@ static __maybe_unused int create_srq(int fd, __u32 pd, __u32 max_wr,
 	return 0;
 }
 
+static __maybe_unused int raw_open_async_fd(int fd, __u32 ctx, int *afd)
+{
+	struct rdmachan_open_async_fd cmd = {
+		.size = sizeof(cmd), .context = ctx,
+	};
+
+	if (ioctl(fd, RDMACHAN_IOC_OPEN_ASYNC_FD, &cmd))
+		return errno;
+	*afd = cmd.out_fd;
+	return 0;
+}
+
+static __maybe_unused int raw_get_async_event(int afd, __u32 flags,
+					      struct rdmachan_get_async_event *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->size = sizeof(*ev);
+	ev->flags = flags;
+	return ioctl(afd, RDMACHAN_IOC_GET_ASYNC_EVENT, ev) ? errno : 0;
+}
+
+static __maybe_unused int raw_ack_async_event(int fd, __u32 handle,
+					      __u32 type)
+{
+	struct rdmachan_ack_async_event cmd = {
+		.size = sizeof(cmd), .handle = handle, .event_type = type,
+	};
+
+	return ioctl(fd, RDMACHAN_IOC_ACK_ASYNC_EVENT, &cmd) ? errno : 0;
+}
+
+/* A UD QP on @cq taken to RTS and then SQD: rxe reports SQ_DRAINED. */
+static __maybe_unused int raw_drained_qp(int fd, __u32 pd, __u32 cq,
+					 __u32 *qp)
+{
+	struct raw_qp_init init = {
+		.pd = pd, .send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_UD,
+		.max_wr = 4, .max_sge = 1,
+	};
+	struct rdmachan_qp_attr a = { .qp_state = IBV_QPS_SQD };
+	int ret = raw_create_qp(fd, &init, qp, NULL, NULL);
+
+	if (!ret)
+		ret = ud_ready(fd, *qp, 0x1234);
+	if (!ret)
+		ret = raw_modify_qp(fd, *qp, IBV_QP_STATE, &a);
+	return ret;
+}
+
 #endif /* RDMACHAN_VERBS_RAW_H */

@@ -51,6 +51,9 @@ _Static_assert(sizeof(struct rdmachan_modify_srq) == 32, "modify_srq");
 _Static_assert(sizeof(struct rdmachan_create_ah) == 48, "create_ah");
 _Static_assert(sizeof(struct rdmachan_join_mcast) == 160, "join_mcast");
 _Static_assert(sizeof(struct rdmachan_cm_event) == 776, "cm_event");
+_Static_assert(sizeof(struct rdmachan_open_async_fd) == 16, "open_async_fd");
+_Static_assert(sizeof(struct rdmachan_get_async_event) == 32, "get_async_event");
+_Static_assert(sizeof(struct rdmachan_ack_async_event) == 16, "ack_async_event");
 
 #define MAX_ARG 1024
 #define TAIL 16
@@ -60,9 +63,10 @@ FIXTURE(ioctl_abi) {
 	long dev_index;
 	__u32 ctx;
 	long page;
-	/* the file the command goes to: fd, or a completion channel */
+	/* the file the command goes to: fd, a completion channel, an async file */
 	int ioc_fd;
 	int chfd;
+	int afd;
 	__u32 pd, cq, qp_init, qp_ud, qpn_ud, ah, srq;
 	char *mem;
 	struct raw_mr mr;
@@ -78,6 +82,8 @@ FIXTURE_VARIANT(ioctl_abi) {
 	bool no_output;
 	/* a command of completion channels */
 	bool on_channel;
+	/* a command of asynchronous event files */
+	bool on_async;
 };
 
 #define ABI_VARIANT(_name, _cmd, _struct, _size) \
@@ -203,12 +209,26 @@ FIXTURE_VARIANT_ADD(ioctl_abi, req_notify_cq) {
 
 ABI_VARIANT_NO_OUTPUT(ack_cq_events, RDMACHAN_IOC_ACK_CQ_EVENTS, 16);
 
+/* Asynchronous events */
+FIXTURE_VARIANT_ADD(ioctl_abi, open_async_fd) {
+	.cmd = RDMACHAN_IOC_OPEN_ASYNC_FD, .size = 16,
+};
+
+FIXTURE_VARIANT_ADD(ioctl_abi, get_async_event) {
+	.cmd = RDMACHAN_IOC_GET_ASYNC_EVENT, .size = 32,
+	.known_flags = RDMACHAN_GET_ASYNC_EVENT_NONBLOCK,
+	.on_async = true,
+};
+
+ABI_VARIANT_NO_OUTPUT(ack_async_event, RDMACHAN_IOC_ACK_ASYNC_EVENT, 16);
+
 /* Objects a command can leave behind, or free. */
 static long live_objects(void)
 {
 	static const char *const names[] = {
 		"contexts", "cm_ids", "cm_events", "comp_channels", "pds",
-		"mrs", "cqs", "qps", "srqs", "ahs", "mcasts",
+		"mrs", "cqs", "qps", "srqs", "ahs", "mcasts", "async_fds",
+		"async_events",
 	};
 	long n = 0;
 	size_t i;
@@ -290,6 +310,23 @@ static void verbs_setup(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, create_srq(self->fd, self->pd, 64, &self->srq, NULL));
 	if (variant->on_channel)
 		self->ioc_fd = self->chfd;
+	if (variant->on_async ||
+	    variant->cmd == RDMACHAN_IOC_ACK_ASYNC_EVENT) {
+		ASSERT_EQ(0, raw_open_async_fd(self->fd, self->ctx, &self->afd));
+		if (variant->on_async)
+			self->ioc_fd = self->afd;
+	}
+}
+
+/* One async event queued on the async file: a QP's SQ_DRAINED. */
+static void queue_async_event(struct __test_metadata *_metadata,
+			      FIXTURE_DATA(ioctl_abi) *self)
+{
+	struct pollfd pfd = { .fd = self->afd, .events = POLLIN };
+	__u32 qp;
+
+	ASSERT_EQ(0, raw_drained_qp(self->fd, self->pd, self->cq, &qp));
+	ASSERT_EQ(1, poll(&pfd, 1, 5000));
 }
 
 /* One completion event on the channel: a flushed receive on an armed CQ. */
@@ -340,6 +377,7 @@ FIXTURE_SETUP(ioctl_abi)
 	ASSERT_NE(0, self->ctx);
 	self->ioc_fd = self->fd;
 	self->chfd = -1;
+	self->afd = -1;
 	if (variant->cmd != RDMACHAN_IOC_CREATE_COMP_CHANNEL &&
 	    _IOC_NR(variant->cmd) >= RDMACHAN_CMD_CREATE_COMP_CHANNEL)
 		verbs_setup(_metadata, self, variant);
@@ -350,6 +388,8 @@ FIXTURE_TEARDOWN(ioctl_abi)
 	close(self->fd);
 	if (self->chfd >= 0)
 		close(self->chfd);
+	if (self->afd >= 0)
+		close(self->afd);
 	if (self->mem)
 		munmap(self->mem, self->page);
 }
@@ -387,6 +427,9 @@ static void fill_valid(struct __test_metadata *_metadata,
 	struct rdmachan_modify_srq *modify_srq = buf;
 	struct rdmachan_create_ah *create_ah_cmd = buf;
 	struct rdmachan_join_mcast *join = buf;
+	struct rdmachan_open_async_fd *open_afd = buf;
+	struct rdmachan_ack_async_event *ack_async = buf;
+	struct rdmachan_get_async_event ev;
 	static struct rdmachan_send_wr send_wr = {
 		.opcode = IBV_WR_SEND,
 	};
@@ -546,6 +589,21 @@ static void fill_valid(struct __test_metadata *_metadata,
 		ah_to_self(self->fd, self->ctx, &ah);
 		create_ah_cmd->pd = self->pd;
 		create_ah_cmd->attr = ah;
+		break;
+	case RDMACHAN_IOC_OPEN_ASYNC_FD:
+		/* one async file per context: a new context each time */
+		open_afd->context = rdmachan_open_context(self->fd,
+							  RDMACHAN_TEST_DEVICE);
+		ASSERT_NE(0, open_afd->context);
+		break;
+	case RDMACHAN_IOC_GET_ASYNC_EVENT:
+		queue_async_event(_metadata, self);
+		break;
+	case RDMACHAN_IOC_ACK_ASYNC_EVENT:
+		queue_async_event(_metadata, self);
+		ASSERT_EQ(0, raw_get_async_event(self->afd, 0, &ev));
+		ack_async->handle = ev.out_handle;
+		ack_async->event_type = ev.out_event_type;
 		break;
 	case RDMACHAN_IOC_JOIN_MCAST:
 		join->id = make_mcast_id(_metadata, self->fd);
@@ -736,10 +794,13 @@ TEST(unknown_commands_are_enotty)
 	EXPECT_EQ(-1, ioctl(fd, _IOWR(RDMACHAN_IOCTL_TYPE, 0x7f, char[64]), buf));
 	EXPECT_EQ(ENOTTY, errno);
 	EXPECT_EQ(-1, ioctl(fd, _IOWR(RDMACHAN_IOCTL_TYPE,
-				      RDMACHAN_CMD_JOIN_MCAST + 1, char[64]), buf));
-	/* a completion channel's command, on the main file */
+				      RDMACHAN_CMD_ACK_ASYNC_EVENT + 1, char[64]),
+			    buf));
+	EXPECT_EQ(ENOTTY, errno);
+	/* commands of completion channels and async files, on the main file */
 	EXPECT_EQ(-1, ioctl(fd, RDMACHAN_IOC_GET_CQ_EVENT, buf));
 	EXPECT_EQ(ENOTTY, errno);
+	EXPECT_EQ(-1, ioctl(fd, RDMACHAN_IOC_GET_ASYNC_EVENT, buf));
 	EXPECT_EQ(ENOTTY, errno);
 	EXPECT_EQ(-1, ioctl(fd, _IOWR('x', RDMACHAN_CMD_GET_INFO,
 				      struct rdmachan_get_info), &info));
