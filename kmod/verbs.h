@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rdmachan: verbs objects (PD, MR, CQ, QP, SRQ, AH), completion channels
- * and multicast joins. Included by rdmachan.h.
+ * rdmachan: verbs objects (PD, MR, CQ, QP, SRQ, AH), their async events,
+ * completion channels and multicast joins. Included by rdmachan.h.
  */
 #ifndef RDMACHAN_VERBS_H
 #define RDMACHAN_VERBS_H
