@@ -58,11 +58,22 @@ BENCH := $(B)/bench/cm_bench-rdmachan $(B)/bench/cm_bench-stock \
 	$(B)/bench/verbs_bench-rdmachan $(B)/bench/verbs_bench-stock \
 	$(B)/bench/libsyscount.so
 FUZZ := $(B)/bin/rdmachan-fuzz
+# Drop-in librdmacm.so.1/libibverbs.so.1 for unmodified rdma-core programs:
+# one object (libibverbs.so.1, with librdmacm.so.1 a symlink to it) holding
+# the whole library under rdma-core's version nodes (README: "Unmodified
+# rdma-core programs").
+COMPAT := $(B)/compat
+COMPAT_SYMS := compat/rdma-core-44.syms
+COMPAT_SRCS := $(wildcard compat/*.c)
+COMPAT_OBJS := $(COMPAT_SRCS:compat/%.c=$(COMPAT)/obj/%.o) $(COMPAT)/obj/stubs.o
+COMPAT_SO := $(COMPAT)/libibverbs.so.1
+COMPAT_LIBDIR ?= $(LIBDIR)/rdmachan
+RUN := $(B)/bin/rdmachan-run
 
-.PHONY: all module lib selftests selftests-stock setup demo check check-guest clean install \
+.PHONY: all module lib compat selftests selftests-stock setup demo check check-guest clean install \
 	checkpatch bench FORCE check-debug check-stock fuzz
 
-all: module lib $(DEMO) $(BENCH) selftests $(FUZZ)
+all: module lib compat $(DEMO) $(BENCH) selftests $(FUZZ)
 
 module:
 	@test -n "$(KDIR)" || { echo "no kernel build directory: run 'make setup' or set KDIR" >&2; exit 1; }
@@ -88,6 +99,38 @@ $(B)/lib/pkgconfig/librdmachan.pc: lib/librdmachan.pc.in Makefile
 	@mkdir -p $(dir $@)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< >$@
+
+compat: $(COMPAT_SO) $(COMPAT)/librdmacm.so.1 $(RUN)
+
+$(COMPAT)/compat.map $(COMPAT)/stubs.c: compat/gen-compat $(COMPAT_SYMS)
+	compat/gen-compat $(COMPAT_SYMS) $(COMPAT)
+
+$(COMPAT)/obj/stubs.o: $(COMPAT)/stubs.c
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -fno-builtin -c -o $@ $<
+
+$(COMPAT)/obj/%.o: compat/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -c -o $@ $<
+
+$(COMPAT_SO): $(LIB_OBJS) $(COMPAT_OBJS) $(COMPAT)/compat.map
+	$(CC) -shared -Wl,-soname,libibverbs.so.1 \
+		-Wl,--version-script=$(COMPAT)/compat.map -Wl,--no-undefined \
+		-o $@ $(LIB_OBJS) $(COMPAT_OBJS) -lpthread
+
+# A symlink, not a copy: the dynamic loader sees one object under both
+# names, so a CM id's ibv_context is the one the ibv_* calls know.
+$(COMPAT)/librdmacm.so.1: $(COMPAT_SO)
+	ln -sf libibverbs.so.1 $@
+
+$(RUN): compat/rdmachan-run.in
+	@mkdir -p $(dir $@)
+	sed 's|@COMPATDIR@|$(CURDIR)/$(COMPAT)|' $< >$@
+	chmod 755 $@
+
+$(COMPAT)/rdmachan-run.install: compat/rdmachan-run.in Makefile
+	@mkdir -p $(dir $@)
+	sed 's|@COMPATDIR@|$(COMPAT_LIBDIR)|' $< >$@
 
 $(B)/bin/rdmachan-%: demo/%.c $(LIB_SO)
 	@mkdir -p $(dir $@)
@@ -139,7 +182,7 @@ bench: setup
 
 # selftests/check builds the module itself, to see every W=1 warning.
 check: setup
-	$(MAKE) KDIR=$(VM_KDIR) lib $(DEMO) $(BENCH) selftests $(FUZZ)
+	$(MAKE) KDIR=$(VM_KDIR) lib compat $(DEMO) $(BENCH) selftests $(FUZZ)
 	selftests/check
 
 # The rdma-core API tests on the stock stack (rdma_ucm, ib_uverbs, rxe
@@ -150,7 +193,7 @@ check-stock: setup
 
 # The suite under a KASAN/lockdep/kmemleak kernel, built once and cached.
 check-debug: setup
-	$(MAKE) KDIR=$(VM_KDIR) lib $(DEMO) $(BENCH) selftests $(FUZZ)
+	$(MAKE) KDIR=$(VM_KDIR) lib compat $(DEMO) $(BENCH) selftests $(FUZZ)
 	selftests/check-debug
 
 # The fuzzer alone, long (FUZZ_SECONDS, default 3600), in the debug guest.
@@ -165,7 +208,7 @@ checkpatch:
 	perl $(LINUX_SRC)/scripts/checkpatch.pl --no-tree --strict --terse \
 		-f kmod/*.c kmod/*.h uapi/*.h
 
-install: all
+install: all $(COMPAT)/rdmachan-run.install
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) modules_install
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/rdmachan
 	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
@@ -174,6 +217,10 @@ install: all
 	install -m 644 $(B)/lib/pkgconfig/librdmachan.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
 	install -m 644 lib/include/rdmachan/rdmachan.h $(DESTDIR)$(INCLUDEDIR)/rdmachan/
 	install -m 644 uapi/rdmachan.h $(DESTDIR)$(INCLUDEDIR)/rdmachan/uapi.h
+	install -d $(DESTDIR)$(COMPAT_LIBDIR) $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(COMPAT_SO) $(DESTDIR)$(COMPAT_LIBDIR)/
+	ln -sf libibverbs.so.1 $(DESTDIR)$(COMPAT_LIBDIR)/librdmacm.so.1
+	install -m 755 $(COMPAT)/rdmachan-run.install $(DESTDIR)$(PREFIX)/bin/rdmachan-run
 
 clean:
 	rm -rf $(B)
