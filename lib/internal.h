@@ -57,6 +57,10 @@ int rdmachan_close_device(struct ibv_context *context);
 int rdmachan_query_device(struct ibv_context *context,
 			  struct ibv_device_attr *attr);
 
+int rdmachan_query_device_ex_op(struct ibv_context *context,
+				const struct ibv_query_device_ex_input *input,
+				struct ibv_device_attr_ex *attr,
+				size_t attr_size);
 int rdmachan_query_port_op(struct ibv_context *context, uint8_t port_num,
 			   struct ibv_port_attr *port_attr, size_t attr_len);
 

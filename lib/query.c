@@ -9,8 +9,10 @@
 
 #include "internal.h"
 
-int rdmachan_query_device(struct ibv_context *context,
-			  struct ibv_device_attr *attr)
+/* ibv_query_device(), and the 64 capability bits it has no room for. */
+static int rdmachan_query_device_caps(struct ibv_context *context,
+				      struct ibv_device_attr *attr,
+				      uint64_t *caps)
 {
 	struct rdmachan_query_device cmd = {
 		.size = sizeof(cmd),
@@ -43,6 +45,7 @@ int rdmachan_query_device(struct ibv_context *context,
 	attr->max_qp_wr = (int)cmd.out_max_qp_wr;
 	/* ibv_device_attr has room for the IBV_DEVICE_* bits only */
 	attr->device_cap_flags = (unsigned int)cmd.out_device_cap_flags;
+	*caps = cmd.out_device_cap_flags;
 	attr->max_sge = (int)cmd.out_max_sge;
 	attr->max_sge_rd = (int)cmd.out_max_sge_rd;
 	attr->max_cq = (int)cmd.out_max_cq;
@@ -73,10 +76,49 @@ int rdmachan_query_device(struct ibv_context *context,
 	return 0;
 }
 
+int rdmachan_query_device(struct ibv_context *context,
+			  struct ibv_device_attr *attr)
+{
+	uint64_t caps;
+
+	return rdmachan_query_device_caps(context, attr, &caps);
+}
+
 RDMACHAN_EXPORT int ibv_query_device(struct ibv_context *context,
 				     struct ibv_device_attr *attr)
 {
 	return rdmachan_query_device(context, attr);
+}
+
+/*
+ * verbs_context.query_device_ex: what the ibv_query_device_ex() inline
+ * calls. Adds the full 64-bit capability flags (device_cap_flags_ex) that
+ * ibv_device_attr has no room for; rdmachan has none of the other
+ * extended capabilities (ODP, TSO, RSS, timestamps, ...), so they are 0.
+ * @attr_size is the caller's struct size: an older, shorter one gets what
+ * fits, as from libibverbs.
+ */
+int rdmachan_query_device_ex_op(struct ibv_context *context,
+				const struct ibv_query_device_ex_input *input,
+				struct ibv_device_attr_ex *attr,
+				size_t attr_size)
+{
+	struct ibv_device_attr_ex ex = {};
+	uint64_t caps;
+	int ret;
+
+	if (input && input->comp_mask)
+		return EINVAL;
+	if (attr_size < offsetof(struct ibv_device_attr_ex, comp_mask) +
+			sizeof(attr->comp_mask))
+		return EINVAL;
+	ret = rdmachan_query_device_caps(context, &ex.orig_attr, &caps);
+	if (ret)
+		return ret;
+	ex.device_cap_flags_ex = caps;
+	ex.phys_port_cnt_ex = ex.orig_attr.phys_port_cnt;
+	memcpy(attr, &ex, attr_size < sizeof(ex) ? attr_size : sizeof(ex));
+	return 0;
 }
 
 /* verbs_context.query_port: what the ibv_query_port() macro calls. */

@@ -953,6 +953,32 @@ TEST_F(api, ud_reply_through_an_ah_from_the_wc)
 	EXPECT_EQ(0, ibv_destroy_ah(ah));
 }
 
+/*
+ * ibv_query_device_ex (inline, through verbs_context.query_device_ex):
+ * the same attributes as ibv_query_device, plus the 64-bit capability
+ * flags of which ibv_device_attr holds the low 32 (ibv_devinfo -v prints
+ * them); an input with an unknown comp_mask is EINVAL.
+ */
+TEST_F(api, query_device_ex)
+{
+	struct ibv_query_device_ex_input input = { .comp_mask = 1 };
+	struct ibv_device_attr_ex ex;
+	struct ibv_device_attr attr;
+
+	ASSERT_EQ(0, ibv_query_device(self->ctx, &attr));
+	memset(&ex, 0xa5, sizeof(ex));
+	ASSERT_EQ(0, ibv_query_device_ex(self->ctx, NULL, &ex));
+	EXPECT_EQ(0, memcmp(&attr, &ex.orig_attr, sizeof(attr)));
+	EXPECT_NE(0, ex.device_cap_flags_ex);
+	EXPECT_EQ(attr.device_cap_flags, (uint32_t)ex.device_cap_flags_ex);
+	EXPECT_EQ(0, ex.comp_mask);
+	/* rxe has no on-demand paging, timestamps or TSO */
+	EXPECT_EQ(0, ex.odp_caps.general_caps);
+	EXPECT_EQ(0, ex.completion_timestamp_mask);
+	EXPECT_EQ(0, ex.tso_caps.max_tso);
+	EXPECT_EQ(EINVAL, ibv_query_device_ex(self->ctx, &input, &ex));
+}
+
 TEST(wc_status_strings)
 {
 	EXPECT_STREQ("success", ibv_wc_status_str(IBV_WC_SUCCESS));
