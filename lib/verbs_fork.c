@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * librdmachan: ibv_fork_init and its companions. Memory is registered by
+ * the kernel, which pins it (ib_umem, FOLL_LONGTERM) and gives a forked
+ * child copies of pinned pages: nothing to do in user space, as
+ * libibverbs reports for kernels with fork support (IBV_FORK_UNNEEDED).
+ */
+#include "internal.h"
+
+RDMACHAN_EXPORT int ibv_fork_init(void)
+{
+	return 0;
+}
+
+RDMACHAN_EXPORT enum ibv_fork_status ibv_is_fork_initialized(void)
+{
+	return IBV_FORK_UNNEEDED;
+}
+
+RDMACHAN_EXPORT int ibv_dontfork_range(void *base, size_t size)
+{
+	(void)base;
+	(void)size;
+	return 0;
+}
+
+RDMACHAN_EXPORT int ibv_dofork_range(void *base, size_t size)
+{
+	(void)base;
+	(void)size;
+	return 0;
+}
