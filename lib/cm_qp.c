@@ -307,6 +307,10 @@ RDMACHAN_EXPORT int rdma_create_ep(struct rdma_cm_id **id,
 
 	if (!id || !res)
 		return cm_err(EINVAL);
+	/* No XRC (nor has rxe): fail as librdmacm fails to make the QP. */
+	if (res->ai_qp_type == IBV_QPT_XRC_SEND ||
+	    res->ai_qp_type == IBV_QPT_XRC_RECV)
+		return cm_err(EOPNOTSUPP);
 	/* A passive endpoint makes its QPs later: say now that it cannot. */
 	if (qp_init_attr && !rdmachan_has_features(RDMACHAN_FEATURE_VERBS))
 		return cm_err(EOPNOTSUPP);

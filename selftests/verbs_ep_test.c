@@ -278,4 +278,29 @@ TEST_F_TIMEOUT(ep, client_and_server_exchange, TIMEOUT_S)
 	free(area);
 }
 
+/*
+ * No XRC (rxe has none either): an XRC endpoint, as rdma_xclient -c x
+ * makes it, fails in rdma_create_ep with EOPNOTSUPP, as librdmacm's does
+ * when it makes the QP, and leaves nothing behind.
+ */
+TEST(xrc_endpoint_not_supported)
+{
+	struct rdma_addrinfo hints = {
+		.ai_port_space = RDMA_PS_TCP, .ai_qp_type = IBV_QPT_XRC_SEND,
+	}, *res;
+	struct ibv_qp_init_attr attr;
+	struct rdma_cm_id *id = NULL;
+
+	cm_watchdog(WATCHDOG_S);
+	ASSERT_EQ(0, rdma_getaddrinfo(cm_test_addr(), "7471", &hints, &res));
+	ASSERT_EQ(IBV_QPT_XRC_SEND, res->ai_qp_type);
+	ep_attr(&attr);
+	attr.qp_type = IBV_QPT_XRC_SEND;
+	errno = 0;
+	EXPECT_EQ(-1, rdma_create_ep(&id, res, NULL, &attr));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	EXPECT_EQ(NULL, id);
+	rdma_freeaddrinfo(res);
+}
+
 TEST_HARNESS_MAIN
