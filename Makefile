@@ -161,6 +161,14 @@ $(B)/selftests/%: selftests/%.c selftests/*.h $(LIB_SO) uapi/rdmachan.h
 	@mkdir -p $(dir $@)
 	$(CC) $(SELFTEST_CFLAGS) -o $@ $< $(LIB_LINK) -lpthread
 
+# compat_*_test: built against rdma-core's librdmacm/libibverbs like the
+# stock programs, run on the drop-in libraries through their run path.
+$(B)/selftests/compat_%: selftests/compat_%.c selftests/*.h $(COMPAT_SO) $(COMPAT)/librdmacm.so.1
+	@test -r "$(LINUX_SRC)/tools/testing/selftests/kselftest_harness.h" || { echo "no kselftest_harness.h: run 'make setup'" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	$(CC) $(SELFTEST_CFLAGS) -o $@ $< -Wl,--enable-new-dtags,-rpath,'$$ORIGIN/../compat' \
+		-lrdmacm -libverbs -lpthread -ldl
+
 selftests-stock: $(STOCK_SELFTESTS)
 
 $(B)/selftests-stock/%: selftests/%.c selftests/*.h
