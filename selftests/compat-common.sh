@@ -1,0 +1,294 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+# Shared by compat_programs_test.sh and compat_interop_test.sh: runs
+# Debian's stock rdma-core programs (rdmacm-utils, ibverbs-utils) in the
+# guest, each end either on rdmachan (through build/bin/rdmachan-run and
+# the drop-in libraries) or on the stock stack (librdmacm + ucma, libibverbs
+# + the rxe provider), and checks each end's success lines, not only its
+# exit status. Sourced after tap.sh, with $here the selftests directory.
+run=$here/../build/bin/rdmachan-run
+addr=${RDMACHAN_ADDR:-10.77.0.1}
+dev=rxe0
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+limit=60
+
+# The index of the RoCE v2 GID of $addr (the pingpong programs' -g): the
+# entry ::ffff:a.b.c.d of rxe0's port 1.
+gid_index() {
+	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' \
+		$(echo "$addr" | tr . ' '))
+	for g in /sys/class/infiniband/$dev/ports/1/gids/*; do
+		i=${g##*/}
+		[ "$(cat "$g")" = "$want" ] || continue
+		[ "$(cat "/sys/class/infiniband/$dev/ports/1/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] ||
+			continue
+		echo "$i"
+		return 0
+	done
+	return 1
+}
+gid=$(gid_index) || gid=
+[ -n "$gid" ] || echo "# no RoCE v2 GID for $addr on $dev"
+
+# on STACK COMMAND...: COMMAND on rdmachan (STACK r) or on stock (s)
+on() {
+	if [ "$1" = r ]; then
+		shift
+		"$run" "$@"
+	else
+		shift
+		"$@"
+	fi
+}
+
+stack_name() {
+	[ "$1" = r ] && echo rdmachan || echo stock
+}
+
+# expect LOG TEXT...: every TEXT (a fixed string) is a line of LOG, or a
+# part of one; says which is missing
+expect() {
+	e_log=$1
+	shift
+	for e_text; do
+		grep -qF -- "$e_text" "$e_log" && continue
+		echo "# missing in $(basename "$e_log"): $e_text"
+		return 1
+	done
+}
+
+# expect_count LOG N PATTERN: PATTERN (extended regex) matches N lines
+expect_count() {
+	ec_n=$(grep -cE -- "$3" "$1")
+	[ "$ec_n" -eq "$2" ] && return 0
+	echo "# $(basename "$1"): $ec_n lines match '$3', want $2"
+	return 1
+}
+
+show() {
+	sed 's/^/#   /' "$1"
+}
+
+# A listener of the CM on port $1 exists (either stack: rdma_cm ids show
+# in the RDMA core's resource tracking whoever owns them).
+cm_listening() {
+	rdma res show cm_id 2>/dev/null | grep -q "state LISTEN .*src-addr [^ ]*:$1 "
+}
+
+tcp_listening() {
+	grep -q ":$(printf '%04X' "$1") 00000000:0000 0A" /proc/net/tcp 2>/dev/null
+}
+
+# wait_for CHECK ARG...: until CHECK succeeds, or 20 s; the server's
+# process ($srv_pid) must stay alive meanwhile
+wait_for() {
+	wf_i=0
+	until "$@"; do
+		kill -0 "$srv_pid" 2>/dev/null || return 1
+		wf_i=$((wf_i + 1))
+		[ $wf_i -lt 200 ] || { echo "# timed out waiting for: $*"; return 1; }
+		sleep 0.1
+	done
+}
+
+log_has() {
+	grep -qF -- "$1" "$work/server.log"
+}
+
+# pair SSTACK CSTACK "READY ARG" "SERVER ARGV" "CLIENT ARGV": starts the
+# server on SSTACK, waits until READY ARG holds (cm_listening PORT,
+# tcp_listening PORT or log_has TEXT), runs the client on CSTACK to its
+# end, then waits for the server. The argvs are split on blanks. Logs in
+# $work/server.log and client.log (line-buffered), exit statuses in
+# $srv_rc and $cli_rc. With persistent_server=1 the server is one that
+# never ends (cmtime's): it must still run when the client is done, and
+# is then stopped, which counts as exit 0.
+persistent_server=
+pair() {
+	srv_rc=255 cli_rc=255
+	set -f
+	# a simple command, so that $! is the server's timeout(1) itself
+	p_cmd="timeout -k 5 $limit stdbuf -oL $4"
+	[ "$1" = r ] && p_cmd="$run $p_cmd"
+	# shellcheck disable=SC2086
+	$p_cmd >"$work/server.log" 2>&1 &
+	srv_pid=$!
+	# shellcheck disable=SC2086
+	if ! wait_for $3; then
+		set +f
+		echo "# the $(stack_name "$1") server did not get ready"
+		kill "$srv_pid" 2>/dev/null
+		wait "$srv_pid"
+		srv_rc=$?
+		show "$work/server.log"
+		return 1
+	fi
+	# shellcheck disable=SC2086
+	on "$2" timeout -k 5 "$limit" stdbuf -oL $5 >"$work/client.log" 2>&1
+	cli_rc=$?
+	set +f
+	if [ -n "$persistent_server" ]; then
+		if kill -0 "$srv_pid" 2>/dev/null; then
+			kill "$srv_pid"
+			# (no "Terminated" from the shell in the TAP)
+			{ wait "$srv_pid"; } 2>/dev/null
+			srv_rc=0
+		else
+			wait "$srv_pid"
+			srv_rc=$?
+			echo "# the server ended by itself (exit $srv_rc)"
+			[ $srv_rc -ne 0 ] || srv_rc=1
+		fi
+		return 0
+	fi
+	wait "$srv_pid"
+	srv_rc=$?
+	return 0
+}
+
+# statuses WANT_SERVER WANT_CLIENT: the exit statuses were these; shows
+# both logs otherwise
+statuses() {
+	[ "$srv_rc" -eq "$1" ] && [ "$cli_rc" -eq "$2" ] && return 0
+	echo "# server exit $srv_rc (want $1), client exit $cli_rc (want $2)"
+	echo "# server log:"
+	show "$work/server.log"
+	echo "# client log:"
+	show "$work/client.log"
+	return 1
+}
+
+# The client/server programs, each a check of one run with the server on
+# stack $1 and the client on stack $2.
+
+t_rping() {
+	pair "$1" "$2" "cm_listening 7174" "rping -s -v -V -C 10 -a $addr -p 7174" \
+		"rping -c -v -V -C 10 -a $addr -p 7174" || return 1
+	statuses 0 0 || return 1
+	# one line per iteration, each checked against the pattern (-V)
+	expect_count "$work/client.log" 10 '^ping data: rdma-ping-[0-9]+: ' &&
+		expect_count "$work/server.log" 10 '^server ping data: rdma-ping-[0-9]+: ' &&
+		expect "$work/client.log" "ping data: rdma-ping-9: JKLMNOPQRSTUVWXYZ" &&
+		! grep -i 'mismatch\|error\|fail' "$work/client.log" "$work/server.log"
+}
+
+# rping -q: the program makes its own QP and moves it with
+# rdma_init_qp_attr/ibv_modify_qp, then rdma_establish/rdma_accept
+t_rping_q() {
+	pair "$1" "$2" "cm_listening 7175" "rping -s -q -v -V -C 5 -a $addr -p 7175" \
+		"rping -c -q -v -V -C 5 -a $addr -p 7175" || return 1
+	statuses 0 0 || return 1
+	expect_count "$work/client.log" 5 '^ping data: rdma-ping-[0-9]+: ' &&
+		expect_count "$work/server.log" 5 '^server ping data: rdma-ping-[0-9]+: ' &&
+		! grep -i 'mismatch\|error\|fail' "$work/client.log" "$work/server.log"
+}
+
+# cmtime's client prints its per-step table; its server has no output
+# and serves until it is stopped
+t_cmtime() {
+	persistent_server=1
+	pair "$1" "$2" "cm_listening 7471" "cmtime -b $addr -c 20" \
+		"cmtime -s $addr -c 20"
+	t_rc=$?
+	persistent_server=
+	[ $t_rc -eq 0 ] || return 1
+	statuses 0 0 || return 1
+	for step in "create id" "resolve addr" "resolve route" "create qp" \
+		"connect" "disconnect" "destroy"; do
+		grep -qE "^$step *: +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$" "$work/client.log" ||
+			{ echo "# no '$step' row in cmtime's table"; show "$work/client.log"; return 1; }
+	done
+}
+
+t_ucmatose() {
+	pair "$1" "$2" "cm_listening 7471" "ucmatose -b $addr -c 4 -C 20" \
+		"ucmatose -s $addr -c 4 -C 20" || return 1
+	statuses 0 0 || return 1
+	expect "$work/client.log" "cmatose: connecting" "receiving data transfers" \
+		"sending replies" "data transfers complete" "return status 0" &&
+		expect "$work/server.log" "initiating data transfers" "completing sends" \
+			"data transfers complete" "disconnected" "return status 0"
+}
+
+# -m: the server migrates its ids to a new event channel
+t_ucmatose_migrate() {
+	pair "$1" "$2" "cm_listening 7471" "ucmatose -m -b $addr" "ucmatose -m -s $addr" ||
+		return 1
+	statuses 0 0 || return 1
+	expect "$work/client.log" "migrating to new event channel" "return status 0" &&
+		expect "$work/server.log" "migrating to new event channel" "disconnected" \
+			"return status 0"
+}
+
+# -P ib: the RDMA_PS_IB port space
+t_ucmatose_ps_ib() {
+	pair "$1" "$2" "cm_listening 7471" "ucmatose -P ib -b $addr" "ucmatose -P ib -s $addr" ||
+		return 1
+	statuses 0 0 || return 1
+	expect "$work/client.log" "data transfers complete" "return status 0" &&
+		expect "$work/server.log" "data transfers complete" "return status 0"
+}
+
+t_udaddy() {
+	pair "$1" "$2" "cm_listening 7174" "udaddy -b $addr" "udaddy -s $addr" || return 1
+	statuses 0 0 || return 1
+	expect "$work/client.log" "udaddy: connecting" "initiating data transfers" \
+		"receiving data transfers" "data transfers complete" "return status 0" &&
+		expect "$work/server.log" "receiving data transfers" "sending replies" \
+			"data transfers complete" "return status 0"
+}
+
+# mckey: the "server" is the receiver, joined before the sender sends
+t_mckey() {
+	pair "$1" "$2" "log_has receiving data transfers" \
+		"mckey -m 239.1.1.1 -b $addr -C 10" "mckey -m 239.1.1.1 -b $addr -C 10 -s" ||
+		return 1
+	statuses 0 0 || return 1
+	expect "$work/client.log" "mckey: joined dgid: ::ffff:239.1.1.1" \
+		"initiating data transfers" "data transfers complete" "return status 0" &&
+		expect "$work/server.log" "mckey: joined dgid: ::ffff:239.1.1.1" \
+			"receiving data transfers" "data transfers complete" "return status 0"
+}
+
+t_rdma_server() {
+	pair "$1" "$2" "cm_listening 7471" "rdma_server -s $addr" "rdma_client -s $addr" ||
+		return 1
+	statuses 0 0 || return 1
+	expect "$work/client.log" "rdma_client: start" "rdma_client: end 0" &&
+		expect "$work/server.log" "rdma_server: start" "rdma_server: end 0"
+}
+
+t_rdma_xserver() {
+	pair "$1" "$2" "cm_listening 7471" "rdma_xserver -c r" "rdma_xclient -s $addr -c r" ||
+		return 1
+	statuses 0 0 || return 1
+	expect "$work/client.log" "rdma_xclient: start" "rdma_xclient: end 0" &&
+		expect "$work/server.log" "rdma_xserver: start" "rdma_xserver: end 0"
+}
+
+# the pingpong programs exchange QP numbers over TCP port 18515
+pingpong() {
+	[ -n "$gid" ] || return 1
+	pair "$1" "$2" "tcp_listening 18515" "$3 -d $dev -g $gid $4" \
+		"$3 -d $dev -g $gid $4 $addr" || return 1
+	statuses 0 0 || return 1
+	for log in "$work/server.log" "$work/client.log"; do
+		expect "$log" "remote address: LID 0x0000" "GID ::ffff:$addr" &&
+			expect_count "$log" 1 "^[0-9]+ bytes in [0-9.]+ seconds = [0-9.]+ Mbit/sec$" &&
+			expect_count "$log" 1 "^$5 iters in [0-9.]+ seconds = [0-9.]+ usec/iter$" ||
+			return 1
+	done
+}
+
+t_rc_pingpong() {
+	pingpong "$1" "$2" ibv_rc_pingpong "-n 500" 500
+}
+
+t_ud_pingpong() {
+	pingpong "$1" "$2" ibv_ud_pingpong "-n 500" 500
+}
+
+t_srq_pingpong() {
+	pingpong "$1" "$2" ibv_srq_pingpong "-n 500 -q 4" 500
+}
