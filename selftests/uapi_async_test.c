@@ -334,4 +334,121 @@ TEST_F(async, waiting_destroy_logs_once)
 	EXPECT_EQ(0, d.ret);
 }
 
+/*
+ * At most RDMACHAN_ASYNC_MAX_QUEUED events wait unread; the rest are
+ * dropped and counted in debugfs, and the ones kept are all delivered.
+ */
+TEST_F(async, unread_events_are_capped)
+{
+	struct rdmachan_qp_attr a = {};
+	struct rdmachan_get_async_event ev;
+	int i, tries, n = 0, loops = RDMACHAN_ASYNC_MAX_QUEUED + 8;
+	char line[64];
+	long queued;
+	__u32 qp;
+
+	ASSERT_EQ(0, raw_drained_qp(self->fd, self->pd, self->cq, &qp));
+	for (i = 1; i < loops; i++) {
+		/* each SQ_DRAINED is queued before the next drain begins */
+		for (tries = 0; tries < 10000; tries++) {
+			queued = rdmachan_counter("async_events");
+			if (queued >= RDMACHAN_ASYNC_MAX_QUEUED || queued >= i)
+				break;
+			usleep(100);
+		}
+		ASSERT_LE(i > RDMACHAN_ASYNC_MAX_QUEUED ?
+			  RDMACHAN_ASYNC_MAX_QUEUED : i, queued);
+		a.qp_state = IBV_QPS_RTS;
+		ASSERT_EQ(0, raw_modify_qp(self->fd, qp, IBV_QP_STATE, &a));
+		a.qp_state = IBV_QPS_SQD;
+		ASSERT_EQ(0, raw_modify_qp(self->fd, qp, IBV_QP_STATE, &a));
+	}
+	usleep(200000);
+	EXPECT_EQ(RDMACHAN_ASYNC_MAX_QUEUED, rdmachan_counter("async_events"));
+	snprintf(line, sizeof(line), "async_queue %u %u ", self->ctx,
+		 RDMACHAN_ASYNC_MAX_QUEUED);
+	EXPECT_TRUE(debugfs_has(line));
+	while (!raw_get_async_event(self->afd, RDMACHAN_GET_ASYNC_EVENT_NONBLOCK,
+				    &ev)) {
+		ASSERT_EQ(qp, ev.out_handle);
+		ASSERT_EQ(0, raw_ack_async_event(self->fd, qp,
+						 IBV_EVENT_SQ_DRAINED));
+		n++;
+	}
+	EXPECT_EQ(RDMACHAN_ASYNC_MAX_QUEUED, n);
+	EXPECT_EQ(0, raw_destroy(self->fd, qp));
+}
+
+struct churn {
+	int fd, afd;
+	__u32 pd, cq;
+	int stop;
+	int errors;
+	int acked;
+};
+
+/* Makes QPs that report SQ_DRAINED and destroys them at once. */
+static void *churn_qps(void *arg)
+{
+	struct churn *c = arg;
+	__u32 qp;
+	int i;
+
+	for (i = 0; i < 40; i++) {
+		if (raw_drained_qp(c->fd, c->pd, c->cq, &qp) ||
+		    raw_destroy(c->fd, qp))
+			__atomic_add_fetch(&c->errors, 1, __ATOMIC_RELAXED);
+		if (i % 3 == 0)
+			usleep(1000);
+	}
+	return NULL;
+}
+
+/* Takes every event and acknowledges it: a destroy waits for that. */
+static void *take_and_ack(void *arg)
+{
+	struct churn *c = arg;
+	struct rdmachan_get_async_event ev;
+	struct pollfd pfd = { .fd = c->afd, .events = POLLIN };
+
+	while (!__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE)) {
+		if (poll(&pfd, 1, 50) != 1)
+			continue;
+		if (raw_get_async_event(c->afd, RDMACHAN_GET_ASYNC_EVENT_NONBLOCK,
+					&ev))
+			continue;
+		if (raw_ack_async_event(c->fd, ev.out_handle, ev.out_event_type))
+			__atomic_add_fetch(&c->errors, 1, __ATOMIC_RELAXED);
+		else
+			c->acked++;
+	}
+	return NULL;
+}
+
+/*
+ * QPs destroyed while their events are queued, being read or read:
+ * every event read can be acknowledged, every destroy finishes, and
+ * nothing is left.
+ */
+TEST_F(async, events_race_destroys)
+{
+	struct churn c = {
+		.fd = self->fd, .afd = self->afd, .pd = self->pd, .cq = self->cq,
+	};
+	pthread_t makers[2], reader;
+	int i;
+
+	ASSERT_EQ(0, pthread_create(&reader, NULL, take_and_ack, &c));
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, pthread_create(&makers[i], NULL, churn_qps, &c));
+	for (i = 0; i < 2; i++)
+		pthread_join(makers[i], NULL);
+	__atomic_store_n(&c.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(reader, NULL);
+	EXPECT_EQ(0, c.errors);
+	TH_LOG("%d events read and acknowledged", c.acked);
+	EXPECT_EQ(0, rdmachan_counter("qps"));
+	EXPECT_EQ(0, rdmachan_counter("async_events"));
+}
+
 TEST_HARNESS_MAIN
