@@ -203,6 +203,9 @@ void rdmachan_async_report(struct rdmachan_async_obj *ao, u32 type)
 
 	if (!q || rdmachan_async_element_of(type) != ao->element)
 		return;
+	/* Nobody reads: no allocation (checked again under the lock). */
+	if (!READ_ONCE(q->reader))
+		return;
 	ev = kzalloc(sizeof(*ev), GFP_ATOMIC);
 	spin_lock_irqsave(&q->lock, flags);
 	if (!ev) {
@@ -511,7 +514,7 @@ static void rdmachan_async_stop(struct rdmachan_async_queue *q,
 		/* A file that never became the reader (a failed open) */
 		detached = q->reader == filp;
 		if (detached)
-			q->reader = NULL;
+			WRITE_ONCE(q->reader, NULL);
 	} else {
 		q->gone = true;
 	}
@@ -572,7 +575,7 @@ static int rdmachan_async_attach(struct rdmachan_async_queue *q,
 	else if (dev->async_removed)
 		ret = -ENODEV;
 	else
-		q->reader = filp;
+		WRITE_ONCE(q->reader, filp);
 	spin_unlock_irq(&q->lock);
 	if (!ret)
 		list_add_tail(&q->dev_entry, &dev->async_queues);
