@@ -289,6 +289,10 @@ t_ud_pingpong() {
 	pingpong "$1" "$2" ibv_ud_pingpong "-n 500" 500
 }
 
+t_uc_pingpong() {
+	pingpong "$1" "$2" ibv_uc_pingpong "-n 200" 200
+}
+
 t_srq_pingpong() {
 	pingpong "$1" "$2" ibv_srq_pingpong "-n 500 -q 4" 500
 }

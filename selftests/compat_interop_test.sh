@@ -9,7 +9,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/tap.sh"
 . "$here/compat-common.sh"
 
-tap_plan 22
+tap_plan 24
 for dir in "r s" "s r"; do
 	# shellcheck disable=SC2086
 	set -- $dir
@@ -25,5 +25,6 @@ for dir in "r s" "s r"; do
 	tap_test "ibv_rc_pingpong, $d" t_rc_pingpong "$1" "$2"
 	tap_test "ibv_ud_pingpong, $d" t_ud_pingpong "$1" "$2"
 	tap_test "ibv_srq_pingpong, $d" t_srq_pingpong "$1" "$2"
+	tap_test "ibv_uc_pingpong, $d" t_uc_pingpong "$1" "$2"
 done
 tap_done

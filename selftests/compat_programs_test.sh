@@ -68,7 +68,70 @@ t_xrc() {
 		"rdma_xserver: end -1"
 }
 
-tap_plan 18
+# ibv_xsrq_pingpong needs an XRC domain: ibv_open_xrcd fails with
+# EOPNOTSUPP, the program says so and ends, as on stock.
+t_xsrq() {
+	on s timeout 20 ibv_xsrq_pingpong -d "$dev" -g "$gid" >"$work/stock.log" 2>&1
+	s_rc=$?
+	on r timeout 20 ibv_xsrq_pingpong -d "$dev" -g "$gid" >"$work/rdmachan.log" 2>&1
+	r_rc=$?
+	[ $s_rc -eq $r_rc ] && expect "$work/rdmachan.log" "Couldn't Open the XRC Domain 95" &&
+		cmp -s "$work/stock.log" "$work/rdmachan.log" ||
+		{ echo "# exit $r_rc, stock $s_rc"; show "$work/rdmachan.log"; return 1; }
+}
+
+# The rsocket programs load and fail cleanly: rsocket() is EOPNOTSUPP.
+t_rsocket_programs() {
+	for prog in "rstream -s $addr" "riostream -s $addr" "udpong -s $addr" \
+		"rcopy /etc/hostname $addr:$work/copy"; do
+		set -f
+		# shellcheck disable=SC2086
+		on r timeout 20 $prog >"$work/rs.log" 2>&1
+		rc=$?
+		set +f
+		# an exit status, not the time limit (124) nor a signal (128 + n)
+		{ [ $rc -lt 124 ] || [ $rc -eq 255 ]; } &&
+			expect "$work/rs.log" "rsocket failed: Operation not supported" ||
+			{ echo "# $prog: exit $rc"; show "$work/rs.log"; return 1; }
+	done
+}
+
+# ibv_asyncwatch on rdmachan and on stock at once, while rdmachan0 goes
+# down and up: both print PORT_ERR, then PORT_ACTIVE, for port 1.
+t_asyncwatch() {
+	stdbuf -oL ibv_asyncwatch -d "$dev" >"$work/stock.log" 2>&1 &
+	s_pid=$!
+	"$run" stdbuf -oL ibv_asyncwatch -d "$dev" >"$work/rdmachan.log" 2>&1 &
+	r_pid=$!
+	srv_pid=$r_pid
+	wait_for grep -q "async event FD" "$work/rdmachan.log"
+	a_rc=$?
+	srv_pid=$s_pid
+	wait_for grep -q "async event FD" "$work/stock.log" || a_rc=1
+	ip link set rdmachan0 down && sleep 1 && ip link set rdmachan0 up
+	srv_pid=$r_pid
+	wait_for grep -q PORT_ACTIVE "$work/rdmachan.log"
+	srv_pid=$s_pid
+	wait_for grep -q PORT_ACTIVE "$work/stock.log"
+	kill "$s_pid" "$r_pid"
+	{ wait "$s_pid" "$r_pid"; } 2>/dev/null
+	# the port and its GIDs are back before the next program
+	i=0
+	until grep -q ACTIVE "/sys/class/infiniband/$dev/ports/1/state" &&
+		[ "$(gid_index)" = "$gid" ] || [ $i -ge 200 ]; do
+		i=$((i + 1))
+		sleep 0.1
+	done
+	[ $a_rc -eq 0 ] || return 1
+	for log in "$work/stock.log" "$work/rdmachan.log"; do
+		grep event_type "$log" >"$log.events"
+		printf '  event_type IBV_EVENT_PORT_ERR (10), port 1\n  event_type IBV_EVENT_PORT_ACTIVE (9), port 1\n' |
+			cmp -s - "$log.events" ||
+			{ echo "# $(basename "$log"):"; show "$log"; return 1; }
+	done
+}
+
+tap_plan 22
 tap_test "ibv_devices on rdmachan prints what stock prints" t_devices
 tap_test "ibv_devinfo -v on rdmachan prints what stock prints" t_devinfo
 tap_test "rdmachan-run loads the drop-in library, one object for both names" t_loads_drop_in
@@ -86,5 +149,9 @@ tap_test "rdma_xserver + rdma_xclient, both ends on rdmachan" t_rdma_xserver r r
 tap_test "ibv_rc_pingpong, both ends on rdmachan" t_rc_pingpong r r
 tap_test "ibv_ud_pingpong, both ends on rdmachan" t_ud_pingpong r r
 tap_test "ibv_srq_pingpong, both ends on rdmachan" t_srq_pingpong r r
+tap_test "ibv_uc_pingpong, both ends on rdmachan" t_uc_pingpong r r
 tap_test "rdma_xserver -c x (XRC) fails as on stock" t_xrc
+tap_test "ibv_xsrq_pingpong (XRC) fails as on stock" t_xsrq
+tap_test "rstream, riostream, udpong, rcopy fail cleanly (no rsockets)" t_rsocket_programs
+tap_test "ibv_asyncwatch sees PORT_ERR and PORT_ACTIVE as stock does" t_asyncwatch
 tap_done
