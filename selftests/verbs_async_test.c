@@ -433,6 +433,30 @@ TEST_F(async, qp_destroy_waits_for_ack)
 }
 
 /*
+ * A second acknowledgment of one event is refused and counts nothing, so
+ * the destroy neither waits nor goes wrong. libibverbs cannot refuse it
+ * (ibv_ack_async_event is void, and it counts in user space), and its
+ * destroy would then wait forever: on stock the second ack is not made.
+ */
+TEST_F(async, second_ack_is_refused)
+{
+	struct ibv_async_event ev;
+	struct ibv_qp *qp = drained_qp(self->pd, self->cq);
+
+	ASSERT_NE(NULL, qp);
+	ASSERT_EQ(0, expect_event(self->ctx, IBV_EVENT_SQ_DRAINED, &ev,
+				  CM_TIMEOUT_MS));
+	errno = 0;
+	ibv_ack_async_event(&ev);
+	EXPECT_EQ(0, errno);
+	if (!VT_STOCK) {
+		ibv_ack_async_event(&ev);
+		EXPECT_EQ(EINVAL, errno);
+	}
+	EXPECT_EQ(0, ibv_destroy_qp(qp));
+}
+
+/*
  * CQ_ERR: receives flushed into a CQ of one entry overflow it. The CQ's
  * destroy waits for the last of its events to be acknowledged.
  */
