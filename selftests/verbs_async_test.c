@@ -516,14 +516,34 @@ TEST_F(async, cq_err_and_cq_destroy_waits_for_ack)
 	ASSERT_EQ(0, destroy_waits_for_ack(&job, &last));
 }
 
+/* Whether port 1 of @ctx has the GID ::ffff:<test address> (RoCE v2). */
+static bool has_addr_gid(struct ibv_context *ctx)
+{
+	union ibv_gid gid, want = {};
+	struct in_addr a;
+	int i;
+
+	if (inet_pton(AF_INET, cm_test_addr(), &a) != 1)
+		return false;
+	want.raw[10] = 0xff;
+	want.raw[11] = 0xff;
+	memcpy(&want.raw[12], &a, 4);
+	for (i = 0; i < 16; i++)
+		if (!ibv_query_gid(ctx, 1, i, &gid) &&
+		    !memcmp(&gid, &want, sizeof(gid)))
+			return true;
+	return false;
+}
+
 /*
  * The netdev goes down and up: PORT_ERR, then PORT_ACTIVE, for port 1
- * (GID table changes may come between them).
+ * (GID table changes may come between them). The address's GID is back
+ * before the test ends, for the programs after it.
  */
 TEST_F(async, port_err_then_port_active)
 {
 	struct ibv_async_event ev;
-	int ret;
+	int ret, i;
 
 	ASSERT_EQ(0, run_cmd("ip link set %s down", cm_test_netdev()));
 	ret = expect_event(self->ctx, IBV_EVENT_PORT_ERR, &ev, CM_TIMEOUT_MS);
@@ -536,6 +556,9 @@ TEST_F(async, port_err_then_port_active)
 	EXPECT_EQ(1, ev.element.port_num);
 	ibv_ack_async_event(&ev);
 	EXPECT_EQ(0, rxe_restore());
+	for (i = 0; i < 200 && !has_addr_gid(self->ctx); i++)
+		cm_sleep_ms(50);
+	EXPECT_TRUE(has_addr_gid(self->ctx));
 }
 
 /* O_NONBLOCK says EAGAIN; poll() and epoll wake for an event. */
