@@ -272,11 +272,10 @@ static void rdmachan_async_device_event(struct ib_event_handler *handler,
 	mutex_unlock(&dev->async_lock);
 }
 
+/* Before the device can be found; its async_lock and list are ready. */
 void rdmachan_async_device_add(struct rdmachan_device *dev,
 			       struct ib_device *ibdev)
 {
-	mutex_init(&dev->async_lock);
-	INIT_LIST_HEAD(&dev->async_queues);
 	INIT_IB_EVENT_HANDLER(&dev->event_handler, ibdev,
 			      rdmachan_async_device_event);
 	ib_register_event_handler(&dev->event_handler);

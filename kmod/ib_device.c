@@ -81,19 +81,23 @@ static int rdmachan_add_one(struct ib_device *ibdev)
 	mutex_init(&dev->verbs_lock);
 	for (i = 0; i < RDMACHAN_VERBS_RANKS; i++)
 		INIT_LIST_HEAD(&dev->verbs[i]);
+	mutex_init(&dev->async_lock);
+	INIT_LIST_HEAD(&dev->async_queues);
 	dev->ibdev = ibdev;
 	dev->index = ibdev->index;
+	/* Port events reach every async file from the start. */
+	rdmachan_async_device_add(dev, ibdev);
 
 	mutex_lock(&rdmachan_devices_lock);
 	ret = xa_insert(&rdmachan_devices, dev->index, dev, GFP_KERNEL);
 	mutex_unlock(&rdmachan_devices_lock);
 	if (ret) {
+		ib_unregister_event_handler(&dev->event_handler);
 		kfree(dev);
 		return ret;
 	}
 	rdmachan_count_inc(RDMACHAN_COUNT_DEVICES);
 	ib_set_client_data(ibdev, &rdmachan_client, dev);
-	rdmachan_async_device_add(dev, ibdev);
 	return 0;
 }
 
