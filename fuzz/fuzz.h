@@ -168,6 +168,8 @@ struct wshm {
 	volatile int gen;
 	volatile int nthreads;
 	volatile u64 seed;
+	/* not killed before this: it is writing out a failure */
+	volatile u64 reporting_until_ns;
 	struct slot slots[MAX_THREADS];
 };
 
@@ -280,9 +282,10 @@ enum { QPS_RESET, QPS_INIT, QPS_RTR, QPS_RTS, QPS_SQD, QPS_SQE, QPS_ERR };
 
 struct vobj {
 	bool used;
-	/* a destroy of it is in flight (or it failed and may have won) */
+	/* a destroy of it is in flight, begun at @dying_ns */
 	bool dying;
 	u8 kind;
+	u64 dying_ns;
 	u32 handle;
 	/* calls in flight that name it */
 	int busy;
@@ -307,6 +310,12 @@ struct vobj {
 	u32 max_send_sge, max_recv_sge, max_inline;
 	/* SRQ */
 	u32 max_sge;
+};
+
+struct vgone {
+	u32 handle;
+	u8 kind;
+	u64 dying_ns;
 };
 
 /* A completion channel: a file of its own, of the worker process. */
@@ -340,6 +349,9 @@ struct mfile {
 	struct vobj vobjs[MAX_VOBJS];
 	/* lkeys of destroyed MRs */
 	u32 dead_lkeys[DEAD_LKEYS], ndead_lkeys;
+	/* destroyed verbs objects and when their destroy began */
+	struct vgone vgone[DEAD_RING];
+	u32 nvgone;
 };
 
 struct worker;

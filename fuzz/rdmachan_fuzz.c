@@ -362,6 +362,8 @@ void fail(struct thr *t, const char *fmt, ...)
 	va_list ap;
 	int n;
 
+	/* the report and the journal after it take a while to write */
+	t->w->ws->reporting_until_ns = now_ns() + 20 * NSEC;
 	snprintf(who, sizeof(who), "worker %d gen %d thread %d", t->w->index,
 		 t->w->gen, t->idx);
 	n = snprintf(msg, sizeof(msg), "seed %#llx %s: ",
@@ -3725,7 +3727,8 @@ static void watch(u64 *next_kill, u64 *rng)
 	for (i = 0; i < nworkers; i++) {
 		struct wshm *ws = &shm->w[i];
 
-		if (workers[i].pid <= 0 || killed_flag[i])
+		if (workers[i].pid <= 0 || killed_flag[i] ||
+		    now < ws->reporting_until_ns)
 			continue;
 		for (k = 0; k < nthreads; k++) {
 			struct slot *s = &ws->slots[k];
@@ -3770,7 +3773,8 @@ static void watch(u64 *next_kill, u64 *rng)
 	if (*next_kill && now >= *next_kill) {
 		i = splitmix(rng) % nworkers;
 		if (workers[i].pid > 0 && !killed_flag[i] &&
-		    now - workers[i].started > 500 * MSEC) {
+		    now - workers[i].started > 500 * MSEC &&
+		    now >= shm->w[i].reporting_until_ns) {
 			kill_worker(i, ST_KILLS_RANDOM);
 			killed_flag[i] = true;
 		}

@@ -132,6 +132,9 @@ static void vobj_gone(struct worker *w, struct mfile *f, struct vobj *o)
 	journal(w, "model f%d: - %s %u", (int)(f - w->files),
 		vkind_names[o->kind], o->handle);
 	f->dead[f->ndead++ % DEAD_RING] = o->handle;
+	f->vgone[f->nvgone++ % DEAD_RING] = (struct vgone){
+		.handle = o->handle, .kind = o->kind, .dying_ns = o->dying_ns,
+	};
 	if (o->kind == V_MR)
 		f->dead_lkeys[f->ndead_lkeys++ % DEAD_LKEYS] = o->lkey;
 	o->used = false;
@@ -255,40 +258,74 @@ static u32 bad_vhandle(struct thr *t, struct mfile *f, int kind)
 	return 0x80000000u | (u32)rnd64(t);
 }
 
-/* Objects of @f that use @o; @unsure when one may be going right now. */
-static int vobj_users(struct mfile *f, const struct vobj *o, bool *unsure)
+/* Does @u use @o (as its PD, CQ or SRQ)? */
+static bool vobj_uses(const struct vobj *u, const struct vobj *o)
+{
+	switch (o->kind) {
+	case V_PD:
+		return u->kind != V_PD && u->kind != V_CQ && u->pd == o->handle;
+	case V_CQ:
+		return u->kind == V_QP && (u->send_cq == o->handle ||
+					   u->recv_cq == o->handle);
+	case V_SRQ:
+		return u->kind == V_QP && u->srq == o->handle;
+	default:
+		return false;
+	}
+}
+
+/* The handles of the objects of @f that use @o, at most @max of them. */
+static int vobj_users(struct mfile *f, const struct vobj *o, u32 *users,
+		      int max)
 {
 	int i, n = 0;
 
-	for (i = 0; i < MAX_VOBJS; i++) {
+	for (i = 0; i < MAX_VOBJS && n < max; i++) {
 		const struct vobj *u = &f->vobjs[i];
-		bool uses;
 
-		if (!u->used)
-			continue;
-		switch (o->kind) {
-		case V_PD:
-			uses = u->kind != V_PD && u->kind != V_CQ &&
-			       u->pd == o->handle;
-			break;
-		case V_CQ:
-			uses = u->kind == V_QP && (u->send_cq == o->handle ||
-						   u->recv_cq == o->handle);
-			break;
-		case V_SRQ:
-			uses = u->kind == V_QP && u->srq == o->handle;
-			break;
-		default:
-			uses = false;
-			break;
-		}
-		if (!uses)
-			continue;
-		n++;
-		if (u->dying)
-			*unsure = true;
+		if (u->used && vobj_uses(u, o))
+			users[n++] = u->handle;
 	}
 	return n;
+}
+
+/*
+ * A destroy of object @h that returned at @end_ns succeeded while the
+ * model had users of it when the call began. That is right only if the
+ * destroy of each of them began before the call returned (the kernel
+ * tears a user down inside its destroy call); otherwise returns the
+ * first user still there, and what became of it, in @how.
+ */
+static u32 vobj_user_stayed(struct mfile *f, const u32 *users, int n,
+			    u64 end_ns, const char **how)
+{
+	int i;
+	u32 k;
+
+	for (i = 0; i < n; i++) {
+		struct vobj *u = vobj_find(f, users[i], -1);
+
+		if (u) {
+			if (!u->dying) {
+				*how = "live, no destroy of it in flight";
+				return u->handle;
+			}
+			if (u->dying_ns >= end_ns) {
+				*how = "its destroy began after the call returned";
+				return u->handle;
+			}
+			continue;
+		}
+		for (k = 0; k < DEAD_RING && k < f->nvgone; k++) {
+			const struct vgone *g = &f->vgone[k];
+
+			if (g->handle == users[i] && g->dying_ns >= end_ns) {
+				*how = "destroyed, by a call begun after this one returned";
+				return g->handle;
+			}
+		}
+	}
+	return 0;
 }
 
 /* The worker's memory for MRs and buffers, mapped on first use. */
@@ -1884,11 +1921,15 @@ static void act_query_srq(struct thr *t, bool modify)
 static void act_vdestroy(struct thr *t)
 {
 	struct worker *w = t->w;
-	struct vobj *o;
+	u32 users[MAX_VOBJS], stayed;
+	struct vobj *o, *u;
 	struct mfile *f;
 	struct call c;
-	bool unsure = false, racy;
-	int fi = pick_vfile(t, &f), users;
+	const char *how = "";
+	char list[120] = "";
+	int fi = pick_vfile(t, &f), nusers, i, len = 0;
+	bool racy;
+	u8 kind;
 	u32 h;
 
 	if (fi < 0)
@@ -1906,17 +1947,35 @@ static void act_vdestroy(struct thr *t)
 			return;
 	}
 	racy = o->busy > 0;
-	users = vobj_users(f, o, &unsure);
+	kind = o->kind;
+	nusers = vobj_users(f, o, users, MAX_VOBJS);
+	for (i = 0; i < nusers && len < (int)sizeof(list) - 16; i++) {
+		u = vobj_find(f, users[i], -1);
+		len += snprintf(list + len, sizeof(list) - len, "%s%s %u%s",
+				i ? ", " : "", vkind_names[u->kind], u->handle,
+				u->dying ? " (dying)" : "");
+	}
 	call_init(&c, RDMACHAN_CMD_DESTROY, fi, f->gen, pick_fd(t, f));
 	h = c.a.destroy.handle = o->handle;
-	if (users)
-		c.ok = unsure ? ES(0, EBUSY) : ES(EBUSY);
-	else
-		/* a user that is being made may get there first */
-		c.ok = racy ? ES(0, EBUSY) : ES(0);
+	/*
+	 * A user's destroy may win the race with this one: success is
+	 * checked below. A user that is being made may get there first.
+	 */
+	c.ok = nusers || racy ? ES(0, EBUSY) : ES(0);
+	c.why = why("%s, %s%s%s", vkind_names[kind],
+		    nusers ? "used by " : "unused", list,
+		    racy ? ", named by a call in flight" : "");
 	o->dying = true;
+	o->dying_ns = now_ns();
 	pin(f);
 	do_call(t, &c, 0, 0);
+	stayed = !c.ret && c.ran ?
+		 vobj_user_stayed(f, users, nusers, c.end_ns, &how) : 0;
+	if (stayed) {
+		u = vobj_find(f, stayed, -1);
+		fail(t, "%s: destroyed while %s %u used it (%s)", c.desc,
+		     u ? vkind_names[u->kind] : "object", stayed, how);
+	}
 	o = vobj_find(f, h, -1);
 	if (o && !c.ret) {
 		vobj_gone(w, f, o);
