@@ -255,17 +255,24 @@ static void rdmachan_cm_account(struct rdmachan_cm_event_entry *entry,
 		wake_up(&id->ack_wait);
 }
 
+/*
+ * Puts a taken event back and uncounts it in one step under the queue's
+ * lock: a migrate of its id checks both under it, so it cannot slip in
+ * between and leave the event on the file the id has left.
+ */
 static void rdmachan_cm_requeue(struct rdmachan_file *file,
 				struct rdmachan_cm_event_entry *entry)
 {
+	bool dead;
+
 	spin_lock(&file->events_lock);
-	if (entry->id->dead) {
-		spin_unlock(&file->events_lock);
-		rdmachan_cm_event_free(entry);
-		return;
-	}
-	list_add(&entry->list, &file->events);
+	rdmachan_cm_account(entry, -1);
+	dead = entry->id->dead;
+	if (!dead)
+		list_add(&entry->list, &file->events);
 	spin_unlock(&file->events_lock);
+	if (dead)
+		rdmachan_cm_event_free(entry);
 }
 
 /*
@@ -320,10 +327,15 @@ static int rdmachan_cm_deliver(struct rdmachan_file *file, void __user *dst,
 	spin_lock(&file->events_lock);
 	if (id->dead) {
 		spin_unlock(&file->events_lock);
+		/* Not handed out after all: the caller's count goes back. */
+		if (put_user(new_count - 1, count))
+			ret = -EFAULT;
+		else
+			ret = 0;
 		xa_erase(&file->delivered, handle);
 		rdmachan_cm_account(entry, -1);
 		rdmachan_cm_event_free(entry);
-		return 0;
+		return ret;
 	}
 	spin_unlock(&file->events_lock);
 
@@ -340,7 +352,6 @@ static int rdmachan_cm_deliver(struct rdmachan_file *file, void __user *dst,
 err_erase:
 	xa_erase(&file->delivered, handle);
 err_requeue:
-	rdmachan_cm_account(entry, -1);
 	rdmachan_cm_requeue(file, entry);
 	return ret;
 }
