@@ -324,6 +324,8 @@ struct vchan {
 	int fd;
 	/* calls in flight on it, of them blocked in GET_CQ_EVENT */
 	int busy, blocked;
+	/* closed, its fd is /dev/null until no call can use the number */
+	bool stale;
 };
 
 struct mfile {
@@ -486,6 +488,7 @@ struct call {
 	u32 vnamed[6];
 	int nvnamed;
 	bool kfault;		/* fail-nth went off in the call */
+	struct vchan *chan;	/* the completion channel it is made on */
 	u32 start_seq;
 	int ret, err;
 	char desc[DESC_LEN];

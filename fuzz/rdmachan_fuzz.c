@@ -1162,8 +1162,8 @@ void do_call(struct thr *t, struct call *c, int may_block, u64 timer_ns)
 		fail(t, "%s: ioctl returned %d", c->desc, c->ret);
 		return;
 	}
-	if (c->closing && e == ENOTTY) {
-		/* the call came after the fd became /dev/null */
+	if ((c->closing || (c->chan && !c->chan->used)) && e == ENOTTY) {
+		/* the call came after the fd (file or channel) became /dev/null */
 		stat_add(ST_ENOTTY_CLOSED, 1);
 		c->ran = false;
 		return;

@@ -592,6 +592,10 @@ static void act_create_channel(struct thr *t)
 			ch = &w->chans[i];
 	if (!ch)
 		return;
+	if (ch->stale) {
+		close(ch->fd);
+		ch->stale = false;
+	}
 	call_init(&c, RDMACHAN_CMD_CREATE_COMP_CHANNEL, fi, f->gen,
 		  pick_fd(t, f));
 	c.ok = ES(0, EMFILE, ENOMEM);
@@ -629,8 +633,13 @@ static void act_close_channel(struct thr *t)
 	/* a blocked GET_CQ_EVENT keeps its file; no other call may lose the fd */
 	if (!ch->used || ch->busy != ch->blocked)
 		return;
-	close(ch->fd);
+	/*
+	 * A blocked call may not be in the kernel yet: the fd number stays
+	 * taken (by /dev/null, ENOTTY) so that no new file gets it.
+	 */
+	dup2(w->nullfd, ch->fd);
 	ch->used = false;
+	ch->stale = true;
 	stat_add(ST_CHANNELS_CLOSED, 1);
 	for (fi = 0; fi < MAX_FILES; fi++)
 		for (i = 0; i < MAX_VOBJS; i++) {
@@ -1819,6 +1828,7 @@ static void act_get_cq_event(struct thr *t)
 	if (!ch->used)
 		return;
 	call_init(&c, RDMACHAN_CMD_GET_CQ_EVENT, -1, 0, ch->fd);
+	c.chan = ch;
 	a = &c.a.get_cq_event;
 	blocking = t->have_timer && chance(t, 20);
 	if (!blocking)
