@@ -91,8 +91,13 @@ static const struct rdmachan_ioctl_op rdmachan_ops[] = {
 	RDMACHAN_OP(RDMACHAN_CMD_ALLOC_PD, rdmachan_alloc_pd,
 		    rdmachan_cmd_alloc_pd),
 	RDMACHAN_OP(RDMACHAN_CMD_REG_MR, rdmachan_reg_mr, rdmachan_cmd_reg_mr),
-	RDMACHAN_OP(RDMACHAN_CMD_CREATE_CQ, rdmachan_create_cq,
-		    rdmachan_cmd_create_cq),
+	/* The first layout had no out_ring_* fields. */
+	[RDMACHAN_CMD_CREATE_CQ] = {
+		.size = sizeof(struct rdmachan_create_cq),
+		.min_size = offsetofend(struct rdmachan_create_cq, out_cqe),
+		.known_flags = RDMACHAN_CREATE_CQ_RING,
+		.handler = rdmachan_cmd_create_cq,
+	},
 	[RDMACHAN_CMD_REQ_NOTIFY_CQ] = {
 		.size = sizeof(struct rdmachan_notify_cq),
 		.known_flags = RDMACHAN_NOTIFY_SOLICITED,
@@ -137,6 +142,9 @@ static const struct rdmachan_ioctl_op rdmachan_ops[] = {
 	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_ACK_ASYNC_EVENT,
 			      rdmachan_ack_async_event,
 			      rdmachan_cmd_ack_async_event),
+	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_UPDATE_CQ_RING,
+			      rdmachan_update_cq_ring,
+			      rdmachan_cmd_update_cq_ring),
 };
 
 /* Large enough for the argument of any command. */
@@ -173,6 +181,7 @@ union rdmachan_ioctl_buf {
 	struct rdmachan_join_mcast join_mcast;
 	struct rdmachan_open_async_fd open_async_fd;
 	struct rdmachan_ack_async_event ack_async_event;
+	struct rdmachan_update_cq_ring update_cq_ring;
 };
 
 struct rdmachan_ioctl_header {
@@ -287,8 +296,19 @@ static __poll_t rdmachan_poll(struct file *filp, struct poll_table_struct *wait)
 	return rdmachan_cm_events_pending(file) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
+/* The only thing to map is a CQ's completion ring. */
+static int rdmachan_mmap(struct file *filp, struct vm_area_struct *vma)
+{
+	struct rdmachan_file *file = filp->private_data;
+
+	if (task_tgid(current) != file->owner)
+		return -EACCES;
+	return rdmachan_cq_ring_mmap(file, vma);
+}
+
 static const struct file_operations rdmachan_fops = {
 	.owner = THIS_MODULE,
+	.mmap = rdmachan_mmap,
 	.open = rdmachan_open,
 	.release = rdmachan_release,
 	.poll = rdmachan_poll,
@@ -318,7 +338,8 @@ int rdmachan_cmd_get_info(struct rdmachan_call *call, void *arg)
 	cmd->out_abi_version = RDMACHAN_ABI_VERSION;
 	cmd->out_features = RDMACHAN_FEATURE_DEVICE_QUERY | RDMACHAN_FEATURE_CM |
 			    RDMACHAN_FEATURE_VERBS |
-			    RDMACHAN_FEATURE_ASYNC_EVENTS;
+			    RDMACHAN_FEATURE_ASYNC_EVENTS |
+			    RDMACHAN_FEATURE_CQ_RING;
 	return 0;
 }
 

@@ -288,6 +288,7 @@ int rdmachan_cmd_create_ah(struct rdmachan_call *call, void *arg);
 int rdmachan_cmd_join_mcast(struct rdmachan_call *call, void *arg);
 int rdmachan_cmd_open_async_fd(struct rdmachan_call *call, void *arg);
 int rdmachan_cmd_ack_async_event(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_update_cq_ring(struct rdmachan_call *call, void *arg);
 bool rdmachan_is_rdmachan_file(struct file *filp);
 
 /* Live-object counters, shown in debugfs. */
@@ -307,6 +308,7 @@ enum rdmachan_counter {
 	RDMACHAN_COUNT_MCASTS,
 	RDMACHAN_COUNT_ASYNC_FDS,
 	RDMACHAN_COUNT_ASYNC_EVENTS,
+	RDMACHAN_COUNT_CQ_RINGS,
 	RDMACHAN_NR_COUNTERS,
 };
 

@@ -141,6 +141,18 @@ struct rdmachan_cq {
 	struct xarray qps;
 	unsigned int qps_gone;
 	struct rdmachan_async_obj async;
+	/*
+	 * RDMACHAN_CREATE_CQ_RING: the ring its completions go to.
+	 * @ring_cons and the saved completions change under @poll_lock too.
+	 * @ring_device: the handler may use @ib.
+	 */
+	struct rdmachan_cq_ring_mem *ring;
+	/* guards the ring's indices and flags; taken by the handler */
+	spinlock_t ring_lock;
+	u32 ring_prod;
+	u32 ring_cons;
+	bool ring_stalled;
+	bool ring_device;
 };
 
 struct rdmachan_srq {
@@ -296,6 +308,23 @@ struct rdmachan_qp *rdmachan_cm_unbind_qp(struct rdmachan_cm_id *id,
 void rdmachan_qp_error(struct rdmachan_cm_id *id);
 int rdmachan_qp_flush(struct rdmachan_verbs_obj *v);
 int rdmachan_cq_save(struct rdmachan_verbs_obj *v);
+int rdmachan_cq_save_locked(struct rdmachan_cq *cq);
+void rdmachan_cq_forget_gone(struct rdmachan_cq *cq);
+void rdmachan_cq_settle(struct rdmachan_cq *cq);
+void rdmachan_wc_from_ib(struct rdmachan_cq *cq, struct rdmachan_wc *dst,
+			 const struct ib_wc *src);
+
+/* Completion rings (cq_ring.c) */
+int rdmachan_cq_ring_create(struct rdmachan_cq *cq, u32 cqe);
+void rdmachan_cq_ring_put(struct rdmachan_cq *cq);
+void rdmachan_cq_ring_describe(struct rdmachan_cq *cq,
+			       struct rdmachan_create_cq *cmd);
+void rdmachan_cq_ring_start(struct rdmachan_cq *cq);
+void rdmachan_cq_ring_stop(struct rdmachan_cq *cq);
+void rdmachan_cq_ring_comp_handler(struct rdmachan_cq *cq);
+int rdmachan_cq_ring_save(struct rdmachan_cq *cq);
+int rdmachan_cq_ring_mmap(struct rdmachan_file *file,
+			  struct vm_area_struct *vma);
 int rdmachan_cq_add_qp(struct rdmachan_cq *cq, struct ib_qp *ibqp);
 void rdmachan_cq_qp_gone(struct rdmachan_cq *cq, struct ib_qp *ibqp);
 

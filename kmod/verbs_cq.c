@@ -23,6 +23,7 @@ static void rdmachan_cq_free(struct rdmachan_object *obj)
 
 	rdmachan_verbs_release(&cq->v);
 	rdmachan_async_obj_release(&cq->async);
+	rdmachan_cq_ring_put(cq);
 	if (cq->channel)
 		rdmachan_comp_channel_put(cq->channel);
 	kvfree(cq->saved);
@@ -38,13 +39,20 @@ static void rdmachan_cq_teardown(struct rdmachan_verbs_obj *v)
 	struct rdmachan_cq *cq = container_of(v, struct rdmachan_cq, v);
 
 	rdmachan_comp_channel_detach(cq);
+	if (cq->ring)
+		rdmachan_cq_ring_stop(cq);
 	ib_destroy_cq(cq->ib);
 	cq->ib = NULL;
 }
 
 static void rdmachan_cq_comp_handler(struct ib_cq *ibcq, void *context)
 {
-	rdmachan_comp_channel_notify(context);
+	struct rdmachan_cq *cq = context;
+
+	if (cq->ring)
+		rdmachan_cq_ring_comp_handler(cq);
+	else
+		rdmachan_comp_channel_notify(cq);
 }
 
 static void rdmachan_cq_event(struct ib_event *event, void *context)
@@ -121,6 +129,10 @@ int rdmachan_cmd_create_cq(struct rdmachan_call *call, void *arg)
 
 	if (!cmd->cqe || cmd->cqe > INT_MAX)
 		return -EINVAL;
+	/* A ring CQ's device CQ is always armed: no solicited-only events. */
+	if ((cmd->flags & RDMACHAN_CREATE_CQ_RING) &&
+	    cmd->comp_channel != RDMACHAN_NO_FD)
+		return -EINVAL;
 	dev = rdmachan_context_device(call->file, cmd->context, &async);
 	if (!dev)
 		return -ENOENT;
@@ -175,9 +187,21 @@ int rdmachan_cmd_create_cq(struct rdmachan_call *call, void *arg)
 		ret = PTR_ERR(ibcq);
 		goto out_exit;
 	}
+	/* Room for all the device's CQ holds, so the ring never drops one. */
+	if (cmd->flags & RDMACHAN_CREATE_CQ_RING) {
+		ret = rdmachan_cq_ring_create(cq, ibcq->cqe);
+		if (ret) {
+			ib_destroy_cq(ibcq);
+			goto out_exit;
+		}
+	}
 	cq->ib = ibcq;
 	cmd->out_cqe = ibcq->cqe;
 	rdmachan_verbs_add(&cq->v, dev);
+	if (cq->ring) {
+		rdmachan_cq_ring_start(cq);
+		rdmachan_cq_ring_describe(cq, cmd);
+	}
 out_exit:
 	rdmachan_device_exit(dev);
 out_dev:
@@ -219,7 +243,8 @@ int rdmachan_cmd_req_notify_cq(struct rdmachan_call *call, void *arg)
 	ret = rdmachan_verbs_usable(cq ? &cq->v : NULL);
 	if (!ret)
 		ret = rdmachan_cq_ack(cq, cmd->num_acks);
-	if (!ret)
+	/* A ring CQ has no channel, and its device CQ is armed already. */
+	if (!ret && !cq->ring)
 		ret = ib_req_notify_cq(cq->ib,
 				       cmd->flags & RDMACHAN_NOTIFY_SOLICITED ?
 				       IB_CQ_SOLICITED : IB_CQ_NEXT_COMP);
@@ -251,8 +276,8 @@ static u32 rdmachan_cq_qp_num(struct rdmachan_cq *cq, struct ib_qp *ibqp)
 	return entry ? xa_to_value(entry) >> 1 : 0;
 }
 
-static void rdmachan_wc_from_ib(struct rdmachan_cq *cq,
-				struct rdmachan_wc *dst, const struct ib_wc *src)
+void rdmachan_wc_from_ib(struct rdmachan_cq *cq, struct rdmachan_wc *dst,
+			 const struct ib_wc *src)
 {
 	u32 flags = 0;
 
@@ -288,7 +313,7 @@ static void rdmachan_wc_from_ib(struct rdmachan_cq *cq,
  * With @poll_lock held: the CQ's completions are taken from the device
  * and kept for POLL_CQ. Returns how many.
  */
-static int rdmachan_cq_save_locked(struct rdmachan_cq *cq)
+int rdmachan_cq_save_locked(struct rdmachan_cq *cq)
 {
 	struct ib_wc wc[RDMACHAN_POLL_BATCH];
 	struct rdmachan_wc *saved;
@@ -326,13 +351,16 @@ int rdmachan_cq_save(struct rdmachan_verbs_obj *v)
 	int taken;
 
 	mutex_lock(&cq->poll_lock);
-	taken = rdmachan_cq_save_locked(cq);
+	if (cq->ring)
+		taken = rdmachan_cq_ring_save(cq);
+	else
+		taken = rdmachan_cq_save_locked(cq);
 	mutex_unlock(&cq->poll_lock);
 	return taken;
 }
 
 /* The CQ was found empty: no completion names a destroyed QP any more. */
-static void rdmachan_cq_forget_gone(struct rdmachan_cq *cq)
+void rdmachan_cq_forget_gone(struct rdmachan_cq *cq)
 {
 	unsigned long index;
 	void *entry;
@@ -356,7 +384,10 @@ int rdmachan_cq_add_qp(struct rdmachan_cq *cq, struct ib_qp *ibqp)
 	mutex_lock(&cq->poll_lock);
 	old = xa_load(&cq->qps, (unsigned long)ibqp);
 	if (old) {
-		rdmachan_cq_save_locked(cq);
+		if (cq->ring)
+			rdmachan_cq_ring_save(cq);
+		else
+			rdmachan_cq_save_locked(cq);
 		cq->qps_gone--;
 	}
 	ret = xa_err(xa_store(&cq->qps, (unsigned long)ibqp,
@@ -381,6 +412,22 @@ void rdmachan_cq_qp_gone(struct rdmachan_cq *cq, struct ib_qp *ibqp)
 			 xa_mk_value(xa_to_value(entry) | 1), GFP_NOWAIT);
 		cq->qps_gone++;
 	}
+	mutex_unlock(&cq->poll_lock);
+}
+
+/*
+ * A QP of the CQ was destroyed. A ring CQ has no polls that would find
+ * the device's CQ empty: it is emptied here (into the ring, the rest kept
+ * in order behind it), so no completion there names a destroyed QP.
+ */
+void rdmachan_cq_settle(struct rdmachan_cq *cq)
+{
+	if (!cq->ring)
+		return;
+	mutex_lock(&cq->poll_lock);
+	rdmachan_cq_ring_save(cq);
+	if (cq->qps_gone)
+		rdmachan_cq_forget_gone(cq);
 	mutex_unlock(&cq->poll_lock);
 }
 
@@ -441,6 +488,11 @@ int rdmachan_cmd_poll_cq(struct rdmachan_call *call, void *arg)
 	if (!cq) {
 		up_read(&file->verbs_lock);
 		return -ENOENT;
+	}
+	/* A ring CQ is read from its ring. */
+	if (cq->ring) {
+		up_read(&file->verbs_lock);
+		return -EINVAL;
 	}
 	mutex_lock(&cq->poll_lock);
 	ret = 0;

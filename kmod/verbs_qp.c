@@ -152,6 +152,9 @@ static void rdmachan_qp_destroy_ib(struct rdmachan_qp *qp)
 		ib_destroy_qp(qp->ib);
 		qp->ib = NULL;
 	}
+	rdmachan_cq_settle(qp->send_cq);
+	if (qp->recv_cq != qp->send_cq)
+		rdmachan_cq_settle(qp->recv_cq);
 }
 
 static void rdmachan_qp_teardown(struct rdmachan_verbs_obj *v)

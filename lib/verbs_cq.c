@@ -106,8 +106,18 @@ struct ibv_cq *vb_create_cq(struct ibv_context *context, int cqe,
 		return NULL;
 	}
 	cmd.user_context = (uintptr_t)cq;
+	/* Completion channels need solicited-only events: no ring for them. */
+	if (!channel && rdmachan_has_features(RDMACHAN_FEATURE_CQ_RING))
+		cmd.flags = RDMACHAN_CREATE_CQ_RING;
 	if (rdmachan_ioctl(context->cmd_fd, RDMACHAN_IOC_CREATE_CQ, &cmd)) {
 		err = errno;
+		free(cq);
+		errno = err;
+		return NULL;
+	}
+	if (cmd.flags && vb_cq_ring_map(cq, context->cmd_fd, &cmd)) {
+		err = errno;
+		vb_destroy_handle(context, cmd.out_handle);
 		free(cq);
 		errno = err;
 		return NULL;
@@ -203,6 +213,7 @@ int vb_destroy_cq(struct ibv_cq *ibcq)
 		channel->refcnt--;
 		pthread_mutex_unlock(&channel->context->mutex);
 	}
+	vb_cq_ring_unmap(cq);
 	pthread_cond_destroy(&ibcq->cond);
 	pthread_mutex_destroy(&ibcq->mutex);
 	free(cq);
@@ -299,6 +310,8 @@ int vb_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)
 
 	if (num_entries <= 0)
 		return num_entries < 0 ? -EINVAL : 0;
+	if (to_vb_cq(cq)->ring)
+		return vb_cq_ring_poll(to_vb_cq(cq), num_entries, wc);
 	if (rdmachan_ioctl(cq->context->cmd_fd, RDMACHAN_IOC_POLL_CQ, &cmd))
 		return -errno;
 	return (int)cmd.out_num_wc;

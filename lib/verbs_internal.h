@@ -31,6 +31,16 @@ struct vb_cq {
 	unsigned int events_acked;
 	unsigned int acks_pending;
 	unsigned int destroy_waiters;
+	/*
+	 * A CQ without a channel is read from its ring, when the module has
+	 * rings (verbs_cq_ring.c): @ring is mapped read-only, @ring_lock
+	 * serializes the pollers and guards @ring_consumer.
+	 */
+	struct rdmachan_cq_ring *ring;
+	size_t ring_size;
+	uint32_t ring_mask;
+	uint32_t ring_consumer;
+	pthread_spinlock_t ring_lock;
 };
 
 static inline struct vb_cq *to_vb_cq(struct ibv_cq *cq)
@@ -82,6 +92,12 @@ int vb_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 /* verbs_pd_mr.c */
 struct ibv_pd *vb_alloc_pd(struct ibv_context *context);
 int vb_dealloc_pd(struct ibv_pd *pd);
+
+/* verbs_cq_ring.c: the ring of a CQ made with RDMACHAN_CREATE_CQ_RING */
+int vb_cq_ring_map(struct vb_cq *cq, int fd,
+		   const struct rdmachan_create_cq *cmd);
+void vb_cq_ring_unmap(struct vb_cq *cq);
+int vb_cq_ring_poll(struct vb_cq *cq, int num_entries, struct ibv_wc *wc);
 
 /* verbs_cq.c */
 struct ibv_comp_channel *vb_create_comp_channel(struct ibv_context *context);

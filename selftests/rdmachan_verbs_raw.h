@@ -70,6 +70,33 @@ static __maybe_unused int raw_create_cq(int fd, __u32 ctx, __u32 cqe,
 	return 0;
 }
 
+/* A CQ with a completion ring; its create reply in @out when not NULL. */
+static __maybe_unused int raw_create_cq_ring(int fd, __u32 ctx, __u32 cqe,
+					     struct rdmachan_create_cq *out,
+					     __u32 *cq)
+{
+	struct rdmachan_create_cq cmd = {
+		.size = sizeof(cmd), .flags = RDMACHAN_CREATE_CQ_RING,
+		.context = ctx, .cqe = cqe, .comp_channel = RDMACHAN_NO_FD,
+	};
+
+	if (ioctl(fd, RDMACHAN_IOC_CREATE_CQ, &cmd))
+		return errno;
+	if (out)
+		*out = cmd;
+	*cq = cmd.out_handle;
+	return 0;
+}
+
+static __maybe_unused int raw_update_cq_ring(int fd, __u32 cq, __u32 consumer)
+{
+	struct rdmachan_update_cq_ring cmd = {
+		.size = sizeof(cmd), .cq = cq, .consumer = consumer,
+	};
+
+	return ioctl(fd, RDMACHAN_IOC_UPDATE_CQ_RING, &cmd) ? errno : 0;
+}
+
 static __maybe_unused int raw_notify_cq(int fd, __u32 cq, __u32 acks)
 {
 	struct rdmachan_notify_cq cmd = {

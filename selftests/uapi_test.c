@@ -35,7 +35,10 @@ _Static_assert(sizeof(struct rdmachan_create_comp_channel) == 16, "channel");
 _Static_assert(sizeof(struct rdmachan_get_cq_event) == 24, "get_cq_event");
 _Static_assert(sizeof(struct rdmachan_alloc_pd) == 16, "alloc_pd");
 _Static_assert(sizeof(struct rdmachan_reg_mr) == 56, "reg_mr");
-_Static_assert(sizeof(struct rdmachan_create_cq) == 40, "create_cq");
+_Static_assert(sizeof(struct rdmachan_create_cq) == 56, "create_cq");
+_Static_assert(sizeof(struct rdmachan_update_cq_ring) == 16, "update_cq_ring");
+_Static_assert(sizeof(struct rdmachan_cq_ring) == RDMACHAN_CQ_RING_WCS_OFFSET,
+	       "cq_ring");
 _Static_assert(sizeof(struct rdmachan_notify_cq) == 16, "notify_cq");
 _Static_assert(sizeof(struct rdmachan_wc) == 48, "wc");
 _Static_assert(sizeof(struct rdmachan_poll_cq) == 32, "poll_cq");
@@ -67,7 +70,7 @@ FIXTURE(ioctl_abi) {
 	int ioc_fd;
 	int chfd;
 	int afd;
-	__u32 pd, cq, qp_init, qp_ud, qpn_ud, ah, srq;
+	__u32 pd, cq, ring_cq, qp_init, qp_ud, qpn_ud, ah, srq;
 	char *mem;
 	struct raw_mr mr;
 };
@@ -75,6 +78,8 @@ FIXTURE(ioctl_abi) {
 FIXTURE_VARIANT(ioctl_abi) {
 	unsigned long cmd;
 	size_t size;
+	/* the first layout's size, when the struct has grown since */
+	size_t min_size;
 	size_t reserved_off;
 	size_t reserved_len;
 	__u32 known_flags;
@@ -195,8 +200,11 @@ FIXTURE_VARIANT_ADD(ioctl_abi, alloc_pd) {
 };
 
 FIXTURE_VARIANT_ADD(ioctl_abi, create_cq) {
-	.cmd = RDMACHAN_IOC_CREATE_CQ, .size = 40,
+	.cmd = RDMACHAN_IOC_CREATE_CQ, .size = 56, .min_size = 40,
+	.known_flags = RDMACHAN_CREATE_CQ_RING,
 };
+
+ABI_VARIANT_NO_OUTPUT(update_cq_ring, RDMACHAN_IOC_UPDATE_CQ_RING, 16);
 
 FIXTURE_VARIANT_ADD(ioctl_abi, poll_cq) {
 	.cmd = RDMACHAN_IOC_POLL_CQ, .size = 32,
@@ -228,7 +236,7 @@ static long live_objects(void)
 	static const char *const names[] = {
 		"contexts", "cm_ids", "cm_events", "comp_channels", "pds",
 		"mrs", "cqs", "qps", "srqs", "ahs", "mcasts", "async_fds",
-		"async_events",
+		"async_events", "cq_rings",
 	};
 	long n = 0;
 	size_t i;
@@ -293,6 +301,8 @@ static void verbs_setup(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, raw_create_channel(self->fd, &self->chfd));
 	ASSERT_EQ(0, raw_create_cq(self->fd, self->ctx, 256, self->chfd, 0,
 				   &self->cq));
+	ASSERT_EQ(0, raw_create_cq_ring(self->fd, self->ctx, 4, NULL,
+					&self->ring_cq));
 	init.pd = self->pd;
 	init.send_cq = self->cq;
 	init.recv_cq = self->cq;
@@ -526,6 +536,9 @@ static void fill_valid(struct __test_metadata *_metadata,
 		create_cq->cqe = 4;
 		create_cq->comp_channel = RDMACHAN_NO_FD;
 		break;
+	case RDMACHAN_IOC_UPDATE_CQ_RING:
+		((struct rdmachan_update_cq_ring *)buf)->cq = self->ring_cq;
+		break;
 	case RDMACHAN_IOC_REQ_NOTIFY_CQ:
 	case RDMACHAN_IOC_ACK_CQ_EVENTS:
 		notify->cq = self->cq;
@@ -632,10 +645,27 @@ TEST_F(ioctl_abi, one_byte_short_is_einval)
 
 	fill_valid(_metadata, self, variant, buf, variant->size);
 	contexts = live_objects();
-	*(__u32 *)buf = (__u32)variant->size - 1;
+	*(__u32 *)buf = (__u32)(variant->min_size ?: variant->size) - 1;
 	EXPECT_EQ(-1, ioctl(self->ioc_fd, variant->cmd, buf));
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(contexts, live_objects());
+}
+
+/* A struct that has grown still works in its first layout. */
+TEST_F(ioctl_abi, first_layout_works)
+{
+	char buf[MAX_ARG], zero[MAX_ARG] = {};
+
+	if (!variant->min_size)
+		SKIP(return, "the struct has one layout");
+	fill_valid(_metadata, self, variant, buf, variant->size);
+	memset(buf + variant->min_size, 0x5a, variant->size - variant->min_size);
+	*(__u32 *)buf = (__u32)variant->min_size;
+	ASSERT_EQ(0, ioctl(self->ioc_fd, variant->cmd, buf));
+	/* nothing written past the caller's size */
+	memset(zero, 0x5a, sizeof(zero));
+	EXPECT_EQ(0, memcmp(buf + variant->min_size, zero,
+			    variant->size - variant->min_size));
 }
 
 TEST_F(ioctl_abi, zero_size_is_einval)

@@ -38,12 +38,15 @@
  *	AHs, multicast, and the data path on them
  * @RDMACHAN_FEATURE_ASYNC_EVENTS: asynchronous event files of device
  *	contexts, and the acknowledgment of QP, CQ and SRQ events
+ * @RDMACHAN_FEATURE_CQ_RING: CQs whose completions are read from a ring
+ *	mapped into the process (RDMACHAN_CREATE_CQ_RING)
  */
 enum rdmachan_feature {
 	RDMACHAN_FEATURE_DEVICE_QUERY = 0x1,
 	RDMACHAN_FEATURE_CM = 0x2,
 	RDMACHAN_FEATURE_VERBS = 0x4,
 	RDMACHAN_FEATURE_ASYNC_EVENTS = 0x8,
+	RDMACHAN_FEATURE_CQ_RING = 0x10,
 };
 
 /* Node and transport types; the values are those of libibverbs. */
@@ -902,10 +905,14 @@ struct rdmachan_reg_mr {
 /* An absent completion channel in rdmachan_create_cq.comp_channel. */
 #define RDMACHAN_NO_FD	(-1)
 
+/* rdmachan_create_cq.flags */
+#define RDMACHAN_CREATE_CQ_RING	0x1	/* completions go to a mapped ring */
+
 /**
  * struct rdmachan_create_cq - RDMACHAN_IOC_CREATE_CQ: a completion queue
- * @size: sizeof(struct rdmachan_create_cq)
- * @flags: must be 0
+ * @size: sizeof(struct rdmachan_create_cq); 40 (no out_ring_* fields)
+ *	is accepted too
+ * @flags: RDMACHAN_CREATE_CQ_* bits
  * @context: a device context of this file
  * @cqe: minimum number of entries, 1 or more
  * @comp_channel: a completion channel's fd, of this process, or
@@ -915,6 +922,26 @@ struct rdmachan_reg_mr {
  * @user_context: returned with the CQ's completion and async events
  * @out_handle: handle of the new CQ
  * @out_cqe: the number of entries the CQ has
+ * @out_ring_entries: with RDMACHAN_CREATE_CQ_RING, the ring's entries (a
+ *	power of two, more than @out_cqe); 0 without
+ * @out_ring_size: with RDMACHAN_CREATE_CQ_RING, the bytes to map; 0 without
+ * @out_ring_offset: with RDMACHAN_CREATE_CQ_RING, the mmap() offset of the
+ *	ring in this file; 0 without
+ *
+ * With RDMACHAN_CREATE_CQ_RING the CQ is read from a ring in memory
+ * instead of with RDMACHAN_IOC_POLL_CQ (which then fails with -EINVAL):
+ * the module takes each completion from the device as the device reports
+ * it and writes it to the ring (struct rdmachan_cq_ring), which the
+ * process maps with mmap(NULL, @out_ring_size, PROT_READ, MAP_SHARED, fd,
+ * @out_ring_offset) on this file. A writable or executable mapping is
+ * -EACCES, a private one, another length or offset -EINVAL; the mapping
+ * stays readable after the CQ is destroyed, the file is closed or the
+ * device is removed (completions taken from the device before it went
+ * away are still written to it), until it is unmapped. Such a CQ cannot
+ * have a completion channel (-EINVAL): the module keeps the device's CQ
+ * armed for every completion, so the device could not tell it a
+ * solicited-only arming's event apart. RDMACHAN_IOC_REQ_NOTIFY_CQ on it
+ * arms nothing and succeeds.
  */
 struct rdmachan_create_cq {
 	__u32 size;
@@ -926,6 +953,9 @@ struct rdmachan_create_cq {
 	__aligned_u64 user_context;
 	__u32 out_handle;
 	__u32 out_cqe;
+	__u32 out_ring_entries;
+	__u32 out_ring_size;
+	__aligned_u64 out_ring_offset;
 };
 
 /* rdmachan_notify_cq.flags of RDMACHAN_IOC_REQ_NOTIFY_CQ */
@@ -1008,6 +1038,60 @@ struct rdmachan_poll_cq {
 	__aligned_u64 wcs;
 	__u32 wc_size;
 	__u32 out_num_wc;
+};
+
+/* rdmachan_cq_ring.flags */
+#define RDMACHAN_CQ_RING_STALLED	0x1	/* refill with _UPDATE_CQ_RING */
+
+/* Where the completions start in a mapped ring. */
+#define RDMACHAN_CQ_RING_WCS_OFFSET	64
+
+/**
+ * struct rdmachan_cq_ring - the start of a mapped CQ ring (read-only)
+ * @producer: completions the module has written to the ring, counted
+ *	from 0 and wrapping at 2^32; completion number i is
+ *	@wcs[i % @entries]. Read it with acquire semantics: the completions
+ *	below it are written before it is.
+ * @flags: RDMACHAN_CQ_RING_* bits: with RDMACHAN_CQ_RING_STALLED the ring
+ *	ran out of room, and completions may wait in the device until the
+ *	process hands back what it has taken (RDMACHAN_IOC_UPDATE_CQ_RING)
+ * @entries: the ring's entries, as rdmachan_create_cq.out_ring_entries
+ * @__reserved: 0
+ * @wcs: the completions, at RDMACHAN_CQ_RING_WCS_OFFSET
+ *
+ * The process counts the completions it has taken (its consumer index);
+ * the module never writes over a completion at or after the consumer
+ * index it was last given (at creation 0), so the ring never loses one.
+ * When the ring is full, completions stay in the device's CQ, which
+ * overflows as it would without a ring, with the CQ error of the device.
+ */
+struct rdmachan_cq_ring {
+	__u32 producer;
+	__u32 flags;
+	__u32 entries;
+	__u32 __reserved[13];
+	struct rdmachan_wc wcs[];
+};
+
+/**
+ * struct rdmachan_update_cq_ring - RDMACHAN_IOC_UPDATE_CQ_RING
+ * @size: sizeof(struct rdmachan_update_cq_ring)
+ * @flags: must be 0
+ * @cq: a CQ of this file made with RDMACHAN_CREATE_CQ_RING (-EINVAL when
+ *	it has no ring)
+ * @consumer: the completions the process has taken from the ring, counted
+ *	as rdmachan_cq_ring.producer; no fewer than the last value given
+ *	and no more than the producer index (-EINVAL)
+ *
+ * Frees the ring's room up to @consumer, clears RDMACHAN_CQ_RING_STALLED
+ * and moves the completions that waited into the ring. It also works
+ * after the device is removed, for the completions taken from it then.
+ */
+struct rdmachan_update_cq_ring {
+	__u32 size;
+	__u32 flags;
+	__u32 cq;
+	__u32 consumer;
 };
 
 /**
@@ -1492,6 +1576,7 @@ enum rdmachan_ioctl_nr {
 	RDMACHAN_CMD_OPEN_ASYNC_FD,
 	RDMACHAN_CMD_GET_ASYNC_EVENT,
 	RDMACHAN_CMD_ACK_ASYNC_EVENT,
+	RDMACHAN_CMD_UPDATE_CQ_RING,
 };
 
 #define RDMACHAN_IOC_GET_INFO \
@@ -1587,5 +1672,8 @@ enum rdmachan_ioctl_nr {
 #define RDMACHAN_IOC_ACK_ASYNC_EVENT \
 	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_ACK_ASYNC_EVENT, \
 	      struct rdmachan_ack_async_event)
+#define RDMACHAN_IOC_UPDATE_CQ_RING \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_UPDATE_CQ_RING, \
+	      struct rdmachan_update_cq_ring)
 
 #endif /* _UAPI_RDMACHAN_H */
