@@ -223,7 +223,7 @@ static __maybe_unused int raw_query_qp(int fd, __u32 qp,
 /* State of @qp, or -errno. */
 static __maybe_unused int raw_qp_state(int fd, __u32 qp)
 {
-	struct rdmachan_qp_attr attr;
+	struct rdmachan_qp_attr attr = {};
 	int ret = raw_query_qp(fd, qp, &attr);
 
 	return ret ? -ret : attr.qp_state;
