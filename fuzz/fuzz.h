@@ -74,8 +74,11 @@ typedef uint64_t u64;
 #define NCMD_CM		(RDMACHAN_CMD_MIGRATE_ID + 1)
 /* The commands the fuzzer makes, from the first of enum rdmachan_ioctl_nr */
 #define NCMD		(RDMACHAN_CMD_JOIN_MCAST + 1)
-/* Commands the module knows; those past NCMD (async events) are not fuzzed. */
-#define NCMD_ABI	(RDMACHAN_CMD_ACK_ASYNC_EVENT + 1)
+/*
+ * Commands the module knows; those past NCMD (async events, the ring's
+ * UPDATE_CQ_RING) are not fuzzed.
+ */
+#define NCMD_ABI	(RDMACHAN_CMD_UPDATE_CQ_RING + 1)
 #define STAT_UNKNOWN	NCMD		/* calls of unknown commands */
 #define STAT_CHILD	(NCMD + 1)	/* calls made by forked children */
 #define NSTAT_CMDS	(NCMD + 2)
@@ -302,6 +305,8 @@ struct vobj {
 	u64 tag;
 	u32 cq_unacked;
 	bool armed;
+	/* CQ made with RDMACHAN_CREATE_CQ_RING: POLL_CQ is EINVAL on it */
+	bool ring;
 	/* QP; @mods counts the MODIFY_QPs begun on it */
 	u8 qpt, qps;
 	u32 mods;

@@ -847,9 +847,19 @@ static u32 known_flags(int cmd)
 		return RDMACHAN_NOTIFY_SOLICITED;
 	case RDMACHAN_CMD_CREATE_QP:
 		return RDMACHAN_CREATE_QP_CM_ID | RDMACHAN_CREATE_QP_SQ_SIG_ALL;
+	case RDMACHAN_CMD_CREATE_CQ:
+		return RDMACHAN_CREATE_CQ_RING;
 	default:
 		return 0;
 	}
+}
+
+/* The first layout's size: anything shorter is EINVAL. */
+static u32 min_size(const struct call *c)
+{
+	if (c->cmd == RDMACHAN_CMD_CREATE_CQ)
+		return offsetof(struct rdmachan_create_cq, out_ring_entries);
+	return c->ksize;
 }
 
 void inject(struct thr *t, struct call *c, struct mfile *hf)
@@ -898,7 +908,7 @@ void inject(struct thr *t, struct call *c, struct mfile *hf)
 		}
 		break;
 	case F_SIZE_SHORT:
-		c->usize = rnd(t, c->ksize);
+		c->usize = rnd(t, min_size(c));
 		c->ok = ES(EINVAL);
 		break;
 	case F_SIZE_LONG_ZERO:

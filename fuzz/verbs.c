@@ -650,6 +650,40 @@ static void act_close_channel(struct thr *t)
 		}
 }
 
+/*
+ * A new ring maps read-only and says how many entries it has; other
+ * threads may destroy the CQ meanwhile, which the mapping must survive.
+ */
+static void check_ring_mapping(struct thr *t, const struct call *c,
+			       const struct rdmachan_create_cq *a)
+{
+	struct rdmachan_cq_ring *r;
+
+	if (!a->out_ring_entries ||
+	    (a->out_ring_entries & (a->out_ring_entries - 1)) ||
+	    a->out_ring_entries <= a->out_cqe ||
+	    a->out_ring_size < RDMACHAN_CQ_RING_WCS_OFFSET +
+			       (u64)a->out_ring_entries * WC_SIZE) {
+		fail(t, "%s: ring of %u entries, %u bytes, for %u", c->desc,
+		     a->out_ring_entries, a->out_ring_size, a->out_cqe);
+		return;
+	}
+	r = mmap(NULL, a->out_ring_size, PROT_READ, MAP_SHARED, c->fd,
+		 (off_t)a->out_ring_offset);
+	if (r == MAP_FAILED) {
+		/* destroyed already, or the file closed */
+		if (errno != EINVAL)
+			fail(t, "%s: mmap of the ring: %s", c->desc,
+			     strerror(errno));
+		return;
+	}
+	if (r->entries != a->out_ring_entries ||
+	    r->producer - 0 > a->out_ring_entries)
+		fail(t, "%s: ring header says %u entries, producer %u",
+		     c->desc, r->entries, r->producer);
+	munmap(r, a->out_ring_size);
+}
+
 static void act_create_cq(struct thr *t)
 {
 	struct worker *w = t->w;
@@ -720,6 +754,9 @@ static void act_create_cq(struct thr *t)
 			ci = -1;
 		}
 	}
+	/* a ring CQ, which has no channel */
+	if (!c.fault && !ch && chance(t, 30))
+		a->flags = RDMACHAN_CREATE_CQ_RING;
 	if (ch)
 		ch->busy++;
 	pin(f);
@@ -732,10 +769,13 @@ static void act_create_cq(struct thr *t)
 		if (o) {
 			o->chan = ci;
 			o->tag = a->user_context;
+			o->ring = a->flags & RDMACHAN_CREATE_CQ_RING;
 			if (a->out_cqe < a->cqe)
 				fail(t, "%s: %u entries for %u asked for",
 				     c.desc, a->out_cqe, a->cqe);
 		}
+		if (a->flags & RDMACHAN_CREATE_CQ_RING)
+			check_ring_mapping(t, &c, a);
 	}
 	unpin(f);
 }
@@ -1728,6 +1768,9 @@ static void act_poll_cq(struct thr *t)
 			a->max_wc = 0;
 		}
 	}
+	/* a ring CQ is read from its ring, whatever else is wrong */
+	if (cq->ring)
+		c.ok = ES(EINVAL);
 	memset(wcs, POISON, (size_t)room * stride);
 	name(&c, cq);
 	pin(f);
