@@ -1029,6 +1029,8 @@ struct rdmachan_wc {
  * @wc_size: sizeof(struct rdmachan_wc) as the caller knows it, at least
  *	the first layout's and at most RDMACHAN_MAX_STRIDE; the array's stride
  * @out_num_wc: completions written to @wcs; never blocks, 0 when empty
+ *
+ * A CQ made with RDMACHAN_CREATE_CQ_RING is read from its ring: -EINVAL.
  */
 struct rdmachan_poll_cq {
 	__u32 size;
