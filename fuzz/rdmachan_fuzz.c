@@ -3408,8 +3408,41 @@ static int thr_setup(struct worker *w, struct thr *t, int idx)
 }
 
 /* Worker process: threads on a shared model until told to stop. */
+static struct worker *crash_worker;
+
+/*
+ * A crash of the worker itself: where, and what each thread was doing,
+ * before it dies of the signal. Only async-signal-safe calls.
+ */
+static void on_crash(int sig, siginfo_t *si, void *uc)
+{
+	struct worker *w = crash_worker;
+	void *frames[32];
+	char line[DESC_LEN + 96];
+	int i, n;
+
+	(void)uc;
+	snprintf(line, sizeof(line),
+		 "rdmachan-fuzz: worker %d gen %d: signal %d at address %p, backtrace:\n",
+		 w ? w->index : -1, w ? w->gen : -1, sig, si->si_addr);
+	put_str(2, line);
+	n = backtrace(frames, ARRAY_SIZE(frames));
+	backtrace_symbols_fd(frames, n, 2);
+	for (i = 0; w && i < w->nthr; i++) {
+		snprintf(line, sizeof(line), "rdmachan-fuzz:   thread %d %s: %s\n",
+			 i, w->ws->slots[i].in_call ? "in" : "after",
+			 w->ws->slots[i].desc);
+		put_str(2, line);
+	}
+}
+
 static void worker_main(int index, int gen, u64 seed, int nthr, u64 end_ns)
 {
+	struct sigaction crash = {
+		.sa_sigaction = on_crash,
+		.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_NODEFER,
+	};
+	void *frame;
 	struct sigaction sa = { .sa_handler = on_sigusr1 };
 	struct worker *w;
 	struct timespec ts;
@@ -3420,6 +3453,11 @@ static void worker_main(int index, int gen, u64 seed, int nthr, u64 end_ns)
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		_exit(3);
+	crash_worker = w;
+	/* loads what backtrace() needs now, not in the handler */
+	backtrace(&frame, 1);
+	sigaction(SIGSEGV, &crash, NULL);
+	sigaction(SIGBUS, &crash, NULL);
 	w->index = index;
 	w->gen = gen;
 	w->seed = seed;

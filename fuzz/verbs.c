@@ -1541,6 +1541,15 @@ static void act_post(struct thr *t, int kind)
 			struct rdmachan_sge *sg = &sges[nsge];
 
 			bad_case = rnd(t, ns ? 6 : 3);
+			/*
+			 * A QP with an SRQ reports the max_recv_sge it was
+			 * asked for, which may be huge: the SGEs must fit in
+			 * their part of the arena, with the requests after it.
+			 */
+			if (bad_case == 0 &&
+			    (u64)max_sge + 1 + nsge + (n - i - 1) * MAX_SGE >
+			    (WCS_OFF - SGES_OFF) / sizeof(*sges))
+				bad_case = 1;
 			switch (bad_case) {
 			case 0:
 				/* more SGEs than the queue takes */
