@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh
-# Shared by compat_programs_test.sh and compat_interop_test.sh: runs
+# Shared by compat_programs_test.sh and the compat_interop_*_test.sh: runs
 # Debian's stock rdma-core programs (rdmacm-utils, ibverbs-utils) in the
 # guest, each end either on rdmachan (through build/bin/rdmachan-run and
 # the drop-in libraries) or on the stock stack (librdmacm + ucma, libibverbs
@@ -188,8 +188,8 @@ t_rping_q() {
 # and serves until it is stopped
 t_cmtime() {
 	persistent_server=1
-	pair "$1" "$2" "cm_listening 7471" "cmtime -b $addr -c 20" \
-		"cmtime -s $addr -c 20"
+	pair "$1" "$2" "cm_listening 7471" "cmtime -b $addr -c 10" \
+		"cmtime -s $addr -c 10"
 	t_rc=$?
 	persistent_server=
 	[ $t_rc -eq 0 ] || return 1
@@ -282,11 +282,11 @@ pingpong() {
 }
 
 t_rc_pingpong() {
-	pingpong "$1" "$2" ibv_rc_pingpong "-n 500" 500
+	pingpong "$1" "$2" ibv_rc_pingpong "-n 200" 200
 }
 
 t_ud_pingpong() {
-	pingpong "$1" "$2" ibv_ud_pingpong "-n 500" 500
+	pingpong "$1" "$2" ibv_ud_pingpong "-n 200" 200
 }
 
 t_uc_pingpong() {
@@ -294,5 +294,25 @@ t_uc_pingpong() {
 }
 
 t_srq_pingpong() {
-	pingpong "$1" "$2" ibv_srq_pingpong "-n 500 -q 4" 500
+	pingpong "$1" "$2" ibv_srq_pingpong "-n 200 -q 4" 200
+}
+
+# interop SSTACK CSTACK: every client/server pair, the server on SSTACK
+# and the client on CSTACK (compat_interop_*_test.sh)
+interop() {
+	tap_plan 12
+	d="server on $(stack_name "$1"), client on $(stack_name "$2")"
+	tap_test "rping -V -C 10, $d" t_rping "$1" "$2"
+	tap_test "rping -q, $d" t_rping_q "$1" "$2"
+	tap_test "cmtime -c 10, $d" t_cmtime "$1" "$2"
+	tap_test "ucmatose -c 4 -C 20, $d" t_ucmatose "$1" "$2"
+	tap_test "udaddy, $d" t_udaddy "$1" "$2"
+	tap_test "mckey, $d" t_mckey "$1" "$2"
+	tap_test "rdma_server + rdma_client, $d" t_rdma_server "$1" "$2"
+	tap_test "rdma_xserver + rdma_xclient, $d" t_rdma_xserver "$1" "$2"
+	tap_test "ibv_rc_pingpong, $d" t_rc_pingpong "$1" "$2"
+	tap_test "ibv_ud_pingpong, $d" t_ud_pingpong "$1" "$2"
+	tap_test "ibv_srq_pingpong, $d" t_srq_pingpong "$1" "$2"
+	tap_test "ibv_uc_pingpong, $d" t_uc_pingpong "$1" "$2"
+	tap_done
 }
