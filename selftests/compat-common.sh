@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh
-# Shared by compat_programs_test.sh and the compat_interop_*_test.sh: runs
+# Shared by the compat_*_programs_test.sh and compat_interop_*_test.sh: runs
 # Debian's stock rdma-core programs (rdmacm-utils, ibverbs-utils) in the
 # guest, each end either on rdmachan (through build/bin/rdmachan-run and
 # the drop-in libraries) or on the stock stack (librdmacm + ucma, libibverbs
@@ -297,10 +297,136 @@ t_srq_pingpong() {
 	pingpong "$1" "$2" ibv_srq_pingpong "-n 200 -q 4" 200
 }
 
-# interop SSTACK CSTACK: every client/server pair, the server on SSTACK
-# and the client on CSTACK (compat_interop_*_test.sh)
-interop() {
-	tap_plan 12
+# The programs' own checks (compat_*_programs_test.sh)
+
+# ibv_devices and ibv_devinfo -v print what the stock stack prints, and the
+# program really ran on rdmachan (the loader took the drop-in libraries).
+t_devices() {
+	on s ibv_devices >"$work/stock.log" 2>&1 &&
+		on r ibv_devices >"$work/rdmachan.log" 2>&1 || return 1
+	guid=$(tr -d : <"/sys/class/infiniband/$dev/node_guid")
+	expect "$work/rdmachan.log" "$dev" "$guid" &&
+		diff "$work/stock.log" "$work/rdmachan.log" | sed 's/^/# /' &&
+		cmp -s "$work/stock.log" "$work/rdmachan.log"
+}
+
+t_devinfo() {
+	on s ibv_devinfo -v >"$work/stock.log" 2>&1 &&
+		on r ibv_devinfo -v >"$work/rdmachan.log" 2>&1 || return 1
+	expect "$work/rdmachan.log" "hca_id:	$dev" "PORT_ACTIVE" \
+		"GID[  $gid]:		::ffff:$addr, RoCE v2" &&
+		diff "$work/stock.log" "$work/rdmachan.log" | sed 's/^/# /' &&
+		cmp -s "$work/stock.log" "$work/rdmachan.log"
+}
+
+t_loads_drop_in() {
+	LD_DEBUG=libs on r ibv_devices 2>&1 >/dev/null |
+		grep -q "calling init: .*/build/compat/libibverbs.so.1" ||
+		{ echo "# ibv_devices did not load build/compat/libibverbs.so.1"; return 1; }
+	LD_DEBUG=libs on r rping -h 2>&1 >/dev/null | grep -c "calling init: .*/build/compat/" |
+		grep -qx 1 || { echo "# rping did not load the drop-in object once"; return 1; }
+}
+
+# ucmatose -p takes a port number: "-p 0x0111" (RDMA_PS_UDP's value) is
+# no service name, and rdma_getaddrinfo fails as on stock. ucmatose has no
+# UD mode; udaddy is the UD program.
+t_ucmatose_p() {
+	on s ucmatose -p 0x0111 -s "$addr" >"$work/stock.log" 2>&1
+	s_rc=$?
+	on r ucmatose -p 0x0111 -s "$addr" >"$work/rdmachan.log" 2>&1
+	r_rc=$?
+	[ $s_rc -eq $r_rc ] && [ $r_rc -ne 0 ] &&
+		expect "$work/rdmachan.log" "getaddrinfo error: Servname not supported" &&
+		cmp -s "$work/stock.log" "$work/rdmachan.log" ||
+		{ echo "# exit $r_rc, stock $s_rc"; show "$work/rdmachan.log"; return 1; }
+}
+
+# rdmachan has no XRC, nor has rxe: the XRC client fails in rdma_create_ep
+# with EOPNOTSUPP as on stock, and the server does too.
+t_xrc() {
+	on s rdma_xclient -s "$addr" -c x >"$work/stock.log" 2>&1
+	s_rc=$?
+	on r rdma_xclient -s "$addr" -c x >"$work/rdmachan.log" 2>&1
+	r_rc=$?
+	[ $s_rc -eq $r_rc ] &&
+		expect "$work/rdmachan.log" "rdma_create_ep: Operation not supported" \
+			"rdma_xclient: end -1" &&
+		cmp -s "$work/stock.log" "$work/rdmachan.log" ||
+		{ echo "# exit $r_rc, stock $s_rc"; show "$work/rdmachan.log"; return 1; }
+	on r timeout 20 rdma_xserver -c x >"$work/server.log" 2>&1
+	expect "$work/server.log" "rdma_create_ep: Operation not supported" \
+		"rdma_xserver: end -1"
+}
+
+# ibv_xsrq_pingpong needs an XRC domain: ibv_open_xrcd fails with
+# EOPNOTSUPP, the program says so and ends, as on stock.
+t_xsrq() {
+	on s timeout 20 ibv_xsrq_pingpong -d "$dev" -g "$gid" >"$work/stock.log" 2>&1
+	s_rc=$?
+	on r timeout 20 ibv_xsrq_pingpong -d "$dev" -g "$gid" >"$work/rdmachan.log" 2>&1
+	r_rc=$?
+	[ $s_rc -eq $r_rc ] && expect "$work/rdmachan.log" "Couldn't Open the XRC Domain 95" &&
+		cmp -s "$work/stock.log" "$work/rdmachan.log" ||
+		{ echo "# exit $r_rc, stock $s_rc"; show "$work/rdmachan.log"; return 1; }
+}
+
+# The rsocket programs load and fail cleanly: rsocket() is EOPNOTSUPP.
+t_rsocket_programs() {
+	for prog in "rstream -s $addr" "riostream -s $addr" "udpong -s $addr" \
+		"rcopy /etc/hostname $addr:$work/copy"; do
+		set -f
+		# shellcheck disable=SC2086
+		on r timeout 20 $prog >"$work/rs.log" 2>&1
+		rc=$?
+		set +f
+		# an exit status, not the time limit (124) nor a signal (128 + n)
+		{ [ $rc -lt 124 ] || [ $rc -eq 255 ]; } &&
+			expect "$work/rs.log" "rsocket failed: Operation not supported" ||
+			{ echo "# $prog: exit $rc"; show "$work/rs.log"; return 1; }
+	done
+}
+
+# ibv_asyncwatch on rdmachan and on stock at once, while rdmachan0 goes
+# down and up: both print PORT_ERR, then PORT_ACTIVE, for port 1.
+t_asyncwatch() {
+	stdbuf -oL ibv_asyncwatch -d "$dev" >"$work/stock.log" 2>&1 &
+	s_pid=$!
+	"$run" stdbuf -oL ibv_asyncwatch -d "$dev" >"$work/rdmachan.log" 2>&1 &
+	r_pid=$!
+	srv_pid=$r_pid
+	wait_for grep -q "async event FD" "$work/rdmachan.log"
+	a_rc=$?
+	srv_pid=$s_pid
+	wait_for grep -q "async event FD" "$work/stock.log" || a_rc=1
+	ip link set rdmachan0 down && sleep 1 && ip link set rdmachan0 up
+	srv_pid=$r_pid
+	wait_for grep -q PORT_ACTIVE "$work/rdmachan.log"
+	srv_pid=$s_pid
+	wait_for grep -q PORT_ACTIVE "$work/stock.log"
+	kill "$s_pid" "$r_pid"
+	{ wait "$s_pid" "$r_pid"; } 2>/dev/null
+	# the port and its GIDs are back before the next program
+	i=0
+	until grep -q ACTIVE "/sys/class/infiniband/$dev/ports/1/state" &&
+		[ "$(gid_index)" = "$gid" ] || [ $i -ge 200 ]; do
+		i=$((i + 1))
+		sleep 0.1
+	done
+	[ $a_rc -eq 0 ] || return 1
+	for log in "$work/stock.log" "$work/rdmachan.log"; do
+		grep event_type "$log" >"$log.events"
+		printf '  event_type IBV_EVENT_PORT_ERR (10), port 1\n  event_type IBV_EVENT_PORT_ACTIVE (9), port 1\n' |
+			cmp -s - "$log.events" ||
+			{ echo "# $(basename "$log"):"; show "$log"; return 1; }
+	done
+}
+
+# interop_cm SSTACK CSTACK and interop_verbs SSTACK CSTACK: the
+# client/server pairs, the server on SSTACK and the client on CSTACK
+# (compat_interop_*_test.sh); each half stays well inside run-in-guest's
+# time limit per program under the debug kernel.
+interop_cm() {
+	tap_plan 6
 	d="server on $(stack_name "$1"), client on $(stack_name "$2")"
 	tap_test "rping -V -C 10, $d" t_rping "$1" "$2"
 	tap_test "rping -q, $d" t_rping_q "$1" "$2"
@@ -308,6 +434,12 @@ interop() {
 	tap_test "ucmatose -c 4 -C 20, $d" t_ucmatose "$1" "$2"
 	tap_test "udaddy, $d" t_udaddy "$1" "$2"
 	tap_test "mckey, $d" t_mckey "$1" "$2"
+	tap_done
+}
+
+interop_verbs() {
+	tap_plan 6
+	d="server on $(stack_name "$1"), client on $(stack_name "$2")"
 	tap_test "rdma_server + rdma_client, $d" t_rdma_server "$1" "$2"
 	tap_test "rdma_xserver + rdma_xclient, $d" t_rdma_xserver "$1" "$2"
 	tap_test "ibv_rc_pingpong, $d" t_rc_pingpong "$1" "$2"
