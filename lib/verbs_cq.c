@@ -81,6 +81,18 @@ RDMACHAN_EXPORT int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 	return vb_destroy_comp_channel(channel);
 }
 
+/*
+ * Rings are opt-in (RDMACHAN_CQ_RING=1): over rxe a completion reaches the
+ * ring only through the device's completion tasklet, which made ping-pong
+ * latency worse than polling with an ioctl.
+ */
+static bool vb_cq_ring_wanted(void)
+{
+	const char *v = getenv("RDMACHAN_CQ_RING");
+
+	return v && v[0] == '1';
+}
+
 struct ibv_cq *vb_create_cq(struct ibv_context *context, int cqe,
 			    void *cq_context, struct ibv_comp_channel *channel,
 			    int comp_vector)
@@ -107,7 +119,8 @@ struct ibv_cq *vb_create_cq(struct ibv_context *context, int cqe,
 	}
 	cmd.user_context = (uintptr_t)cq;
 	/* Completion channels need solicited-only events: no ring for them. */
-	if (!channel && rdmachan_has_features(RDMACHAN_FEATURE_CQ_RING))
+	if (!channel && vb_cq_ring_wanted() &&
+	    rdmachan_has_features(RDMACHAN_FEATURE_CQ_RING))
 		cmd.flags = RDMACHAN_CREATE_CQ_RING;
 	if (rdmachan_ioctl(context->cmd_fd, RDMACHAN_IOC_CREATE_CQ, &cmd)) {
 		err = errno;

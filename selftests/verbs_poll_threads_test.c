@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * ibv_poll_cq(3) of several CQs by several threads at once, on busy-polled
- * CQs (which librdmachan reads from their mapped rings): every completion
+ * CQs (polled with an ioctl, or read from mapped rings): every completion
  * is taken by exactly one thread, none is lost or seen twice, also while
  * the rings go round (1024 completions each, rings of 512), and the
  * flushes of a disconnect come through the same way.
@@ -88,7 +88,7 @@ static int wait_seen(struct poll_shared *s, int n)
 	return -1;
 }
 
-TEST(threads_poll_two_cqs)
+static void threads_poll_two_cqs(struct __test_metadata *_metadata)
 {
 	struct poll_shared *s = calloc(1, sizeof(*s));
 	pthread_t t[THREADS];
@@ -134,6 +134,20 @@ TEST(threads_poll_two_cqs)
 	EXPECT_EQ(0, vt_pair_close(&p));
 	pthread_mutex_destroy(&s->lock);
 	free(s);
+}
+
+/* librdmachan polls each CQ with an ioctl by default */
+TEST(ioctl_polled_cqs)
+{
+	unsetenv("RDMACHAN_CQ_RING");
+	threads_poll_two_cqs(_metadata);
+}
+
+/* and reads them from mapped rings when asked (stock: the same calls) */
+TEST(ring_cqs)
+{
+	setenv("RDMACHAN_CQ_RING", "1", 1);
+	threads_poll_two_cqs(_metadata);
 }
 
 TEST_HARNESS_MAIN
