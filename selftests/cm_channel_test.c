@@ -883,26 +883,6 @@ TEST_F(chan, bad_arguments)
 				  self->id));
 }
 
-/* Waits up to @ms for @pid to end; its status, or -1 (then killed). */
-static int wait_pid(pid_t pid, int ms)
-{
-	long end = cm_now_ms() + ms;
-	int status;
-
-	while (cm_now_ms() < end) {
-		pid_t ret = waitpid(pid, &status, WNOHANG);
-
-		if (ret == pid)
-			return status;
-		if (ret < 0)
-			return -1;
-		cm_sleep_ms(20);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	return -1;
-}
-
 /* Takes an event without acking it, then destroys its id: blocks. */
 static int blocked_destroyer(int ready, int listener)
 {
@@ -984,7 +964,7 @@ static void killed_in_destroy(struct __test_metadata *_metadata, int listener)
 	EXPECT_TRUE(p && (p[2] == 'S' || p[2] == 'D'));
 	t0 = cm_now_ms();
 	ASSERT_EQ(0, kill(pid, SIGKILL));
-	status = wait_pid(pid, CM_TIMEOUT_MS);
+	status = cm_wait_pid(pid, CM_TIMEOUT_MS);
 	TH_LOG("exited %ld ms after SIGKILL", cm_now_ms() - t0);
 	ASSERT_NE(-1, status);
 	EXPECT_TRUE(WIFSIGNALED(status));
@@ -1045,7 +1025,7 @@ TEST(exit_with_blocked_threads)
 	ASSERT_LE(0, pid);
 	if (pid == 0)
 		_exit(blocked_threads_then_exit());
-	status = wait_pid(pid, 2 * CM_TIMEOUT_MS);
+	status = cm_wait_pid(pid, 2 * CM_TIMEOUT_MS);
 	ASSERT_NE(-1, status);
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));

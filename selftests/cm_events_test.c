@@ -168,37 +168,6 @@ TEST(resolve_addr_without_route)
 }
 
 /* Runs @cmd in the background: its pid. */
-static pid_t spawn(const char *cmd)
-{
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(127);
-	}
-	return pid;
-}
-
-/* The exit status of @pid within @ms, or -1 (and @pid killed). */
-static int wait_pid(pid_t pid, int ms)
-{
-	long end = cm_now_ms() + ms;
-	int status;
-
-	while (cm_now_ms() < end) {
-		pid_t ret = waitpid(pid, &status, WNOHANG);
-
-		if (ret == pid)
-			return status;
-		if (ret < 0)
-			return -1;
-		cm_sleep_ms(20);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	return -1;
-}
-
 /*
  * The device-removal user: ids in every state that binds them to rxe0,
  * plus two that are not bound to it. Tells the parent (one byte on @ready)
@@ -333,13 +302,13 @@ TEST_F_TIMEOUT(removal, device_removal_under_ids, NETDEV_TIMEOUT_S)
 	close(ready[1]);
 	ASSERT_EQ(1, read(ready[0], &r, 1));
 	t0 = cm_now_ms();
-	del = spawn("rdma link delete " RDMACHAN_TEST_DEVICE);
+	del = cm_spawn("rdma link delete " RDMACHAN_TEST_DEVICE);
 	ASSERT_LE(0, del);
-	status = wait_pid(user, 6 * CM_TIMEOUT_MS);
+	status = cm_wait_pid(user, 6 * CM_TIMEOUT_MS);
 	ASSERT_TRUE(WIFEXITED(status)) TH_LOG("user status %#x", status);
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	/* slow under the debug kernel, more so with stock's uverbs to close */
-	del_status = wait_pid(del, 6 * CM_TIMEOUT_MS);
+	del_status = cm_wait_pid(del, 6 * CM_TIMEOUT_MS);
 	TH_LOG("rdma link delete took %ld ms", cm_now_ms() - t0);
 	ASSERT_TRUE(WIFEXITED(del_status));
 	ASSERT_EQ(0, WEXITSTATUS(del_status));
@@ -469,7 +438,7 @@ TEST_F_TIMEOUT(bond, addr_change_on_failover, NETDEV_TIMEOUT_S)
 	ASSERT_EQ(1, read(ready[0], &r, 1));
 	ASSERT_EQ(0, run_cmd("ip link set cmtbond0 type bond active_slave cmtd2"));
 	ASSERT_EQ(1, write(go[1], "g", 1));
-	status = wait_pid(user, 2 * CM_TIMEOUT_MS);
+	status = cm_wait_pid(user, 2 * CM_TIMEOUT_MS);
 	ASSERT_TRUE(WIFEXITED(status)) TH_LOG("user status %#x", status);
 	EXPECT_EQ(0, WEXITSTATUS(status));
 }

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -80,6 +81,38 @@ static __maybe_unused void cm_sleep_ms(long ms)
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
+}
+
+/* Runs @cmd with sh -c in a child; its pid. */
+static __maybe_unused pid_t cm_spawn(const char *cmd)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* The exit status of @pid within @ms, or -1 (and @pid killed). */
+static __maybe_unused int cm_wait_pid(pid_t pid, int ms)
+{
+	long end = cm_now_ms() + ms;
+	int status;
+
+	while (cm_now_ms() < end) {
+		pid_t ret = waitpid(pid, &status, WNOHANG);
+
+		if (ret == pid)
+			return status;
+		if (ret < 0)
+			return -1;
+		cm_sleep_ms(20);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return -1;
 }
 
 /*

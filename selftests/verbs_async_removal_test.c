@@ -34,37 +34,6 @@ static struct ibv_context *open_rxe(void)
 	return ctx;
 }
 
-static pid_t spawn(const char *cmd)
-{
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(127);
-	}
-	return pid;
-}
-
-/* The exit status of @pid within @ms, or -1 (and @pid killed). */
-static int wait_pid(pid_t pid, int ms)
-{
-	long end = cm_now_ms() + ms;
-	int status;
-
-	while (cm_now_ms() < end) {
-		pid_t ret = waitpid(pid, &status, WNOHANG);
-
-		if (ret == pid)
-			return status;
-		if (ret < 0)
-			return -1;
-		cm_sleep_ms(20);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	return -1;
-}
-
 /*
  * Takes @ctx's events until DEVICE_FATAL (port events may come first):
  * 1 when it came within @ms, 0 when not, -1 on another event or error.
@@ -167,12 +136,12 @@ TEST_F_TIMEOUT(removal, device_fatal_and_device_removal, TIMEOUT_S)
 	}
 	close(ready[1]);
 	ASSERT_EQ(1, read(ready[0], &r, 1));
-	del = spawn("rdma link delete " RDMACHAN_TEST_DEVICE);
+	del = cm_spawn("rdma link delete " RDMACHAN_TEST_DEVICE);
 	ASSERT_LE(0, del);
-	status = wait_pid(user, 8 * CM_TIMEOUT_MS);
+	status = cm_wait_pid(user, 8 * CM_TIMEOUT_MS);
 	ASSERT_TRUE(WIFEXITED(status)) TH_LOG("user status %#x", status);
 	EXPECT_EQ(0, WEXITSTATUS(status));
-	del_status = wait_pid(del, 6 * CM_TIMEOUT_MS);
+	del_status = cm_wait_pid(del, 6 * CM_TIMEOUT_MS);
 	ASSERT_TRUE(WIFEXITED(del_status));
 	ASSERT_EQ(0, WEXITSTATUS(del_status));
 

@@ -605,26 +605,6 @@ TEST_F(async, nonblocking_fd_poll_and_epoll)
 	EXPECT_EQ(0, ibv_destroy_qp(qp2));
 }
 
-/* The exit status of @pid within @ms, or -1 (and @pid killed). */
-static int wait_pid(pid_t pid, int ms)
-{
-	long end = cm_now_ms() + ms;
-	int status;
-
-	while (cm_now_ms() < end) {
-		pid_t ret = waitpid(pid, &status, WNOHANG);
-
-		if (ret == pid)
-			return status;
-		if (ret < 0)
-			return -1;
-		cm_sleep_ms(20);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	return -1;
-}
-
 /* rdmachan's live objects are back to none within a few seconds. */
 static int counters_back_to_zero(void)
 {
@@ -687,7 +667,7 @@ TEST(killed_while_destroy_waits_for_ack)
 	cm_sleep_ms(BLOCK_MS);
 	ASSERT_EQ(0, waitpid(pid, &status, WNOHANG));
 	ASSERT_EQ(0, kill(pid, SIGKILL));
-	status = wait_pid(pid, 5000);
+	status = cm_wait_pid(pid, 5000);
 	ASSERT_TRUE(WIFSIGNALED(status)) TH_LOG("status %#x", status);
 	EXPECT_EQ(SIGKILL, WTERMSIG(status));
 	EXPECT_EQ(0, counters_back_to_zero());
@@ -718,7 +698,7 @@ TEST(killed_while_waiting_for_an_event)
 	cm_sleep_ms(BLOCK_MS);
 	ASSERT_EQ(0, waitpid(pid, &status, WNOHANG));
 	ASSERT_EQ(0, kill(pid, SIGKILL));
-	status = wait_pid(pid, 5000);
+	status = cm_wait_pid(pid, 5000);
 	ASSERT_TRUE(WIFSIGNALED(status)) TH_LOG("status %#x", status);
 	EXPECT_EQ(SIGKILL, WTERMSIG(status));
 	EXPECT_EQ(0, counters_back_to_zero());
