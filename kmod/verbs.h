@@ -177,6 +177,8 @@ struct rdmachan_qp {
 	u32 max_send_sge;
 	u32 max_recv_sge;
 	u32 max_inline;
+	/* one MODIFY_QP at a time: see rdmachan_qp_modify() */
+	struct mutex modify_lock;
 	/* the CM id the QP is bound to, with a reference */
 	spinlock_t bind_lock;
 	struct rdmachan_cm_id *cm_id;

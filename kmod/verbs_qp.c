@@ -34,6 +34,7 @@ static void rdmachan_qp_free(struct rdmachan_object *obj)
 		rdmachan_object_put(&qp->recv_cq->v.obj);
 	if (qp->srq)
 		rdmachan_object_put(&qp->srq->v.obj);
+	mutex_destroy(&qp->modify_lock);
 	kfree_rcu(qp, v.obj.rcu);
 	rdmachan_count_dec(RDMACHAN_COUNT_QPS);
 }
@@ -348,6 +349,7 @@ int rdmachan_cmd_create_qp(struct rdmachan_call *call, void *arg)
 	rdmachan_verbs_init(&qp->v, file, RDMACHAN_OBJ_QP, RDMACHAN_RANK_QP,
 			    rdmachan_qp_free, rdmachan_qp_teardown);
 	qp->v.obj.destroy_begin = rdmachan_qp_destroy_begin;
+	mutex_init(&qp->modify_lock);
 	spin_lock_init(&qp->bind_lock);
 	qp->user_context = cmd->user_context;
 	ret = rdmachan_verbs_reserve(call, &qp->v, &cmd->out_handle);
@@ -528,6 +530,44 @@ static int rdmachan_qp_attr_in(struct ib_qp *ibqp,
 	return 0;
 }
 
+/*
+ * Neither the core nor rxe serialises the modifies of a QP: two at once
+ * leak the address vector's GID reference (qp->av_sgid_attr) or rxe's
+ * responder resources. The CM modifies a QP bound to an id under the
+ * id's handler lock, so a bound QP is modified under that lock too.
+ */
+static int rdmachan_qp_modify(struct rdmachan_qp *qp, struct ib_qp_attr *attr,
+			      u32 mask)
+{
+	struct rdmachan_cm_id *id;
+	bool handler_locked = false;
+	int ret;
+
+	spin_lock(&qp->bind_lock);
+	id = qp->cm_id;
+	if (id)
+		kref_get(&id->obj.ref);
+	spin_unlock(&qp->bind_lock);
+	if (id) {
+		mutex_lock(&id->lock);
+		/* Bound implies the id still has its rdma_cm_id. */
+		if (id->qp == qp) {
+			rdma_lock_handler(id->cm_id);
+			handler_locked = true;
+		}
+	}
+	mutex_lock(&qp->modify_lock);
+	ret = ib_modify_qp(qp->ib, attr, mask);
+	mutex_unlock(&qp->modify_lock);
+	if (id) {
+		if (handler_locked)
+			rdma_unlock_handler(id->cm_id);
+		mutex_unlock(&id->lock);
+		rdmachan_object_put(&id->obj);
+	}
+	return ret;
+}
+
 int rdmachan_cmd_modify_qp(struct rdmachan_call *call, void *arg)
 {
 	struct rdmachan_modify_qp *cmd = arg;
@@ -545,7 +585,7 @@ int rdmachan_cmd_modify_qp(struct rdmachan_call *call, void *arg)
 	if (!ret)
 		ret = rdmachan_qp_attr_in(qp->ib, &cmd->attr, &mask, &attr);
 	if (!ret)
-		ret = ib_modify_qp(qp->ib, &attr, mask);
+		ret = rdmachan_qp_modify(qp, &attr, mask);
 	up_read(&file->verbs_lock);
 	return ret;
 }

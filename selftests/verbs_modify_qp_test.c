@@ -7,6 +7,8 @@
  * QP in RESET the device refuses the change; under KASAN the read of a
  * port that does not exist is an out-of-bounds report.
  */
+#include <pthread.h>
+
 #include "rdmachan_verbs_raw.h"
 #include "kselftest_harness.h"
 
@@ -39,7 +41,8 @@ FIXTURE_SETUP(qp)
 
 FIXTURE_TEARDOWN(qp)
 {
-	close(self->fd);
+	if (self->fd >= 0)
+		close(self->fd);
 }
 
 TEST_F(qp, av_without_port_uses_the_av_port)
@@ -70,6 +73,111 @@ TEST_F(qp, av_and_port_must_agree)
 	a.port_num = 2;
 	EXPECT_EQ(EINVAL, raw_modify_qp(self->fd, self->qp[0],
 					IBV_QP_AV | IBV_QP_PORT, &a));
+}
+
+struct modify_race {
+	int fd;
+	__u32 qp;
+	pthread_barrier_t start, done;
+	int rounds;
+	int ret[2];
+	int successes;
+	int other_errors;
+};
+
+/* INIT to RTR of an RC QP, with what makes the core and rxe allocate. */
+static int init_to_rtr(struct modify_race *r, const struct rdmachan_ah_attr *ah)
+{
+	struct rdmachan_qp_attr a = { .ah_attr = *ah };
+
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = 1;
+	a.max_dest_rd_atomic = 4;
+	a.min_rnr_timer = 1;
+	return raw_modify_qp(r->fd, r->qp, IBV_QP_STATE | IBV_QP_AV |
+			     IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			     IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+			     IBV_QP_MIN_RNR_TIMER, &a);
+}
+
+struct modify_racer {
+	struct modify_race *race;
+	struct rdmachan_ah_attr ah;
+	int id;
+};
+
+static void *modify_racer(void *arg)
+{
+	struct modify_racer *m = arg;
+	struct modify_race *r = m->race;
+	int i;
+
+	for (i = 0; i < r->rounds; i++) {
+		pthread_barrier_wait(&r->start);
+		r->ret[m->id] = init_to_rtr(r, &m->ah);
+		pthread_barrier_wait(&r->done);
+	}
+	return NULL;
+}
+
+static int count_ref_leaks(void)
+{
+	return run_cmd("exit $(dmesg | grep -c 'ref leak')");
+}
+
+/*
+ * Two modifies of one QP at once. Neither the core nor rxe serialises
+ * them: two INIT to RTR could both pass the state check, and one would
+ * leave its GID reference behind (a WARN when the device goes) and leak
+ * rxe's responder resources. Exactly one of the two may succeed.
+ */
+TEST_F_TIMEOUT(qp, concurrent_modifies_one_wins_and_leak_nothing, 300)
+{
+	struct rdmachan_qp_attr a = {};
+	struct modify_racer m[2];
+	struct modify_race r = {
+		.fd = self->fd, .qp = self->qp[0], .rounds = 300,
+	};
+	pthread_t thr[2];
+	int i, leaks;
+
+	leaks = count_ref_leaks();
+	pthread_barrier_init(&r.start, NULL, 3);
+	pthread_barrier_init(&r.done, NULL, 3);
+	for (i = 0; i < 2; i++) {
+		m[i].race = &r;
+		m[i].id = i;
+		ah_to_self(self->fd, self->ctx, &m[i].ah);
+		ASSERT_EQ(0, pthread_create(&thr[i], NULL, modify_racer, &m[i]));
+	}
+	for (i = 0; i < r.rounds; i++) {
+		a.qp_state = IBV_QPS_RESET;
+		ASSERT_EQ(0, raw_modify_qp(self->fd, r.qp, IBV_QP_STATE, &a));
+		a.qp_state = IBV_QPS_INIT;
+		a.port_num = 1;
+		ASSERT_EQ(0, raw_modify_qp(self->fd, r.qp, IBV_QP_STATE |
+					   IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					   IBV_QP_ACCESS_FLAGS, &a));
+		pthread_barrier_wait(&r.start);
+		pthread_barrier_wait(&r.done);
+		r.successes += !r.ret[0] + !r.ret[1];
+		if ((r.ret[0] && r.ret[0] != EINVAL) ||
+		    (r.ret[1] && r.ret[1] != EINVAL))
+			r.other_errors++;
+	}
+	for (i = 0; i < 2; i++)
+		pthread_join(thr[i], NULL);
+	EXPECT_EQ(r.rounds, r.successes);
+	EXPECT_EQ(0, r.other_errors);
+	EXPECT_EQ(IBV_QPS_RTR, raw_qp_state(self->fd, r.qp));
+
+	/* The device's GID table reports references left when it goes. */
+	close(self->fd);
+	self->fd = -1;
+	ASSERT_EQ(0, run_cmd("rdma link delete " RDMACHAN_TEST_DEVICE));
+	EXPECT_EQ(leaks, count_ref_leaks());
+	ASSERT_EQ(0, rxe_restore());
 }
 
 TEST_HARNESS_MAIN
