@@ -128,6 +128,12 @@ pair() {
 	on "$2" timeout -k 5 "$limit" stdbuf -oL $5 >"$work/client.log" 2>&1
 	cli_rc=$?
 	set +f
+	if [ $cli_rc -eq 124 ]; then
+		# where the server's side of the connection stands
+		echo "# the client timed out after $limit s; the CM's ids and QPs then:"
+		rdma res show cm_id 2>&1 | sed 's/^/#   /'
+		rdma res show qp 2>&1 | sed 's/^/#   /'
+	fi
 	if [ -n "$persistent_server" ]; then
 		if kill -0 "$srv_pid" 2>/dev/null; then
 			kill "$srv_pid"
