@@ -234,6 +234,9 @@ struct rdmachan_device *rdmachan_context_device(struct rdmachan_file *file,
 						u32 handle,
 						struct rdmachan_async_queue **async);
 
+struct ib_device *rdmachan_pd_enter(struct rdmachan_file *file, u32 handle,
+				    struct rdmachan_pd **pdp);
+
 /* Lookups with the file's verbs_lock held: NULL when not an object of it. */
 static inline struct rdmachan_pd *rdmachan_pd_find(struct rdmachan_file *file,
 						   u32 handle)

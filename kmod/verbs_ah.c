@@ -174,20 +174,12 @@ int rdmachan_cmd_create_ah(struct rdmachan_call *call, void *arg)
 	}
 
 	down_read(&file->verbs_lock);
-	pd = rdmachan_pd_find(file, cmd->pd);
-	ret = rdmachan_verbs_usable(pd ? &pd->v : NULL);
-	if (ret)
-		goto out_unlock;
-	if (pd->v.dead) {
-		ret = -ENOENT;
+	ibdev = rdmachan_pd_enter(file, cmd->pd, &pd);
+	if (IS_ERR(ibdev)) {
+		ret = PTR_ERR(ibdev);
 		goto out_unlock;
 	}
 	dev = pd->v.dev;
-	ibdev = rdmachan_device_enter(dev);
-	if (!ibdev) {
-		ret = -ENODEV;
-		goto out_unlock;
-	}
 	ret = rdmachan_ah_attr_from_user(ibdev, &cmd->attr, &attr);
 	if (ret)
 		goto out_exit;

@@ -113,6 +113,29 @@ static void rdmachan_mr_teardown(struct rdmachan_verbs_obj *v)
 					 IB_ACCESS_ON_DEMAND | \
 					 IB_ACCESS_HUGETLB)
 
+/*
+ * With the file's verbs_lock held: the live PD @handle names, with its
+ * device entered for the caller (rdmachan_device_exit() when done).
+ */
+struct ib_device *rdmachan_pd_enter(struct rdmachan_file *file, u32 handle,
+				    struct rdmachan_pd **pdp)
+{
+	struct rdmachan_pd *pd = rdmachan_pd_find(file, handle);
+	struct ib_device *ibdev;
+	int ret;
+
+	ret = rdmachan_verbs_usable(pd ? &pd->v : NULL);
+	if (ret)
+		return ERR_PTR(ret);
+	if (pd->v.dead)
+		return ERR_PTR(-ENOENT);
+	ibdev = rdmachan_device_enter(pd->v.dev);
+	if (!ibdev)
+		return ERR_PTR(-ENODEV);
+	*pdp = pd;
+	return ibdev;
+}
+
 static int rdmachan_mr_check(struct rdmachan_reg_mr *cmd, u32 *access)
 {
 	u32 flags = cmd->access & ~(IB_ACCESS_OPTIONAL &
@@ -162,20 +185,12 @@ int rdmachan_cmd_reg_mr(struct rdmachan_call *call, void *arg)
 	}
 
 	down_read(&file->verbs_lock);
-	pd = rdmachan_pd_find(file, cmd->pd);
-	ret = rdmachan_verbs_usable(pd ? &pd->v : NULL);
-	if (ret)
-		goto out_unlock;
-	if (pd->v.dead) {
-		ret = -ENOENT;
+	ibdev = rdmachan_pd_enter(file, cmd->pd, &pd);
+	if (IS_ERR(ibdev)) {
+		ret = PTR_ERR(ibdev);
 		goto out_unlock;
 	}
 	dev = pd->v.dev;
-	ibdev = rdmachan_device_enter(dev);
-	if (!ibdev) {
-		ret = -ENODEV;
-		goto out_unlock;
-	}
 	/* Pins the pages of current->mm: unmapped memory is -EFAULT. */
 	ibmr = ib_reg_user_mr(pd->ib, cmd->addr, cmd->length, cmd->iova,
 			      access);
