@@ -3687,6 +3687,7 @@ static struct {
 	int gen;
 	u64 started;
 	u64 killed;	/* when it was sent SIGKILL */
+	bool stacks_shown;
 } workers[MAX_WORKERS];
 
 static int nworkers, nthreads;
@@ -3724,12 +3725,42 @@ static void spawn(int i)
 	stat_add(ST_WORKERS, 1);
 }
 
+/* Where the kernel holds a process's threads (needs root): for hangs. */
+static void show_kernel_stacks(pid_t pid)
+{
+	char path[64], line[256];
+	struct dirent *de;
+	DIR *dir;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return;
+	while ((de = readdir(dir))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/stack",
+			 (int)pid, de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		printf("rdmachan-fuzz:   kernel stack of task %s:\n", de->d_name);
+		while (fgets(line, sizeof(line), f))
+			printf("rdmachan-fuzz:     %s", line);
+		fclose(f);
+	}
+	closedir(dir);
+	fflush(stdout);
+}
+
 static void kill_worker(int i, int why)
 {
 	if (workers[i].pid <= 0)
 		return;
 	kill(workers[i].pid, SIGKILL);
 	workers[i].killed = now_ns();
+	workers[i].stacks_shown = false;
 	stat_add(why, 1);
 }
 
@@ -3775,6 +3806,15 @@ static void watch(u64 *next_kill, u64 *rng)
 	for (i = 0; i < nworkers; i++) {
 		struct wshm *ws = &shm->w[i];
 
+		/* a killed worker that does not go: say where it is stuck */
+		if (workers[i].pid > 0 && workers[i].killed &&
+		    !workers[i].stacks_shown &&
+		    now - workers[i].killed > (u64)cfg.hang_limit * NSEC) {
+			printf("rdmachan-fuzz: worker %d gen %d still exiting %d s after SIGKILL\n",
+			       i, workers[i].gen, cfg.hang_limit);
+			show_kernel_stacks(workers[i].pid);
+			workers[i].stacks_shown = true;
+		}
 		if (workers[i].pid <= 0 || killed_flag[i] ||
 		    now < ws->reporting_until_ns)
 			continue;
