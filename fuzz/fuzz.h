@@ -3,7 +3,8 @@
  * rdmachan-fuzz: what its parts share: the model of a worker's files and
  * objects, the calls, the shared-memory report, and the helpers that make
  * and check a call. rdmachan_fuzz.c holds the core, the CM calls and the
- * supervisor; verbs.c the verbs objects and the data path.
+ * supervisor; verbs.c the verbs objects and the data path; cq_ring.c the
+ * mapped CQ rings; async_events.c the asynchronous event files and acks.
  */
 #ifndef RDMACHAN_FUZZ_H
 #define RDMACHAN_FUZZ_H
@@ -73,13 +74,9 @@ typedef uint64_t u64;
 
 /* Commands, in the order of enum rdmachan_ioctl_nr. */
 #define NCMD_CM		(RDMACHAN_CMD_MIGRATE_ID + 1)
-/* The commands the fuzzer makes, from the first of enum rdmachan_ioctl_nr */
-#define NCMD		(RDMACHAN_CMD_JOIN_MCAST + 1)
-/*
- * Commands the module knows; those past NCMD (async events, the ring's
- * UPDATE_CQ_RING) are not fuzzed.
- */
+/* The commands the module knows: the fuzzer makes all of them. */
 #define NCMD_ABI	(RDMACHAN_CMD_UPDATE_CQ_RING + 1)
+#define NCMD		NCMD_ABI
 #define STAT_UNKNOWN	NCMD		/* calls of unknown commands */
 #define STAT_CHILD	(NCMD + 1)	/* calls made by forked children */
 #define NSTAT_CMDS	(NCMD + 2)
@@ -139,6 +136,7 @@ enum fz_stat {
 	ST_VERBS_OBJS,
 	ST_QP_RTS,
 	ST_QP_CM,
+	ST_QP_DEVICE_ERR,
 	ST_WRS_POSTED,
 	ST_WCS,
 	ST_WC_ERRORS,
@@ -146,6 +144,16 @@ enum fz_stat {
 	ST_CQ_EVENTS_STALE,
 	ST_CHANNELS_CLOSED,
 	ST_SCRATCH_REMAPS,
+	ST_ASYNC_FDS,
+	ST_ASYNC_FDS_CLOSED,
+	ST_ASYNC_EVENTS,
+	ST_ASYNC_EVENTS_STALE,
+	ST_ASYNC_ACKS,
+	ST_ASYNC_ACKS_REFUSED,
+	ST_ASYNC_DESTROY_WAITS,
+	ST_RING_WCS,
+	ST_RING_UPDATES,
+	ST_RING_UNMAPS,
 	ST_MODEL_LOST,
 	ST_KFAULT_ARMED,
 	ST_KFAULT_FIRED,
@@ -279,6 +287,9 @@ enum vkind { V_PD, V_MR, V_CQ, V_QP, V_SRQ, V_AH, NVKINDS };
 
 #define MAX_VOBJS	40
 #define MAX_CHANS	4
+#define MAX_ASYNC	8
+/* enum ibv_event_type, to IBV_EVENT_WQ_FATAL */
+#define ASYNC_TYPES	(IBV_EVENT_WQ_FATAL + 1)
 #define DEAD_LKEYS	16
 
 /* QP states, as enum ibv_qp_state */
@@ -306,22 +317,59 @@ struct vobj {
 	u64 tag;
 	u32 cq_unacked;
 	bool armed;
-	/* CQ made with RDMACHAN_CREATE_CQ_RING: POLL_CQ is EINVAL on it */
+	/*
+	 * CQ made with RDMACHAN_CREATE_CQ_RING: POLL_CQ is EINVAL on it; its
+	 * mapping, completions read from it, the consumer index the module
+	 * was given, an UPDATE_CQ_RING in flight
+	 */
 	bool ring;
-	/* QP; @mods counts the MODIFY_QPs begun on it */
+	void *ring_map;
+	u32 ring_size, ring_entries, ring_seen, ring_cons;
+	bool ring_busy;
+	/*
+	 * QP; @mods counts the MODIFY_QPs begun on it; @posted: requests
+	 * were posted to it
+	 */
 	u8 qpt, qps;
 	u32 mods;
-	bool cm;
+	bool cm, posted;
 	u32 qpn, send_cq, recv_cq, srq;
 	u32 max_send_sge, max_recv_sge, max_inline;
 	/* SRQ */
 	u32 max_sge;
+	/*
+	 * PD, CQ, QP, SRQ: the device context it reports async events to;
+	 * QP, SRQ: its user_context (a CQ's is @tag)
+	 */
+	u32 ctx;
+	u64 uctx;
+	/*
+	 * QP, CQ, SRQ: async events read and not acknowledged, by type; acks
+	 * in flight; when acks its destroy waits for are due (0: none owed)
+	 */
+	u8 aunacked[ASYNC_TYPES];
+	u32 aclaimed;
+	u64 ack_due_ns;
 };
 
 struct vgone {
 	u32 handle;
 	u8 kind;
 	u64 dying_ns;
+};
+
+/* A device context's asynchronous event file, of the worker process. */
+struct vasync {
+	bool used;
+	int fd;
+	/* the context: of file @fi in its generation @gen */
+	int fi, gen;
+	u32 ctx;
+	bool nonblock;
+	/* calls in flight on it, of them blocking ones */
+	int busy, blocked;
+	/* closed, its fd is /dev/null until no call can use the number */
+	bool stale;
 };
 
 /* A completion channel: a file of its own, of the worker process. */
@@ -403,6 +451,11 @@ struct worker {
 	int nthr;
 	struct thr thr[MAX_THREADS];
 	struct vchan chans[MAX_CHANS];
+	struct vasync asyncs[MAX_ASYNC];
+	/* forked children alive (they hold the async files too); destroys
+	 * waiting for acks other threads owe
+	 */
+	int forks, async_waits;
 	/* memory that MRs are made of and that is unmapped under them */
 	u8 *mr_mem;
 	u64 wr_seq;
@@ -477,6 +530,10 @@ struct call {
 		struct rdmachan_modify_srq modify_srq;
 		struct rdmachan_create_ah create_ah;
 		struct rdmachan_join_mcast join_mcast;
+		struct rdmachan_open_async_fd open_async_fd;
+		struct rdmachan_get_async_event get_async_event;
+		struct rdmachan_ack_async_event ack_async_event;
+		struct rdmachan_update_cq_ring update_cq_ring;
 	} a;
 	u32 ksize;		/* sizeof the struct */
 	u32 usize;		/* what the size field says */
@@ -495,6 +552,7 @@ struct call {
 	int nvnamed;
 	bool kfault;		/* fail-nth went off in the call */
 	struct vchan *chan;	/* the completion channel it is made on */
+	struct vasync *async;	/* the async event file it is made on */
 	u32 start_seq;
 	int ret, err;
 	char desc[DESC_LEN];
@@ -513,6 +571,7 @@ void lock(struct worker *w);
 void unlock(struct worker *w);
 void journal(struct worker *w, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+void journal_dump(struct worker *w, int fi);
 u32 hist_get(struct mfile *f, u32 h);
 void hist_set(struct mfile *f, u32 h, u32 v);
 void pin(struct mfile *f);
@@ -532,11 +591,40 @@ void es_merge(struct errset *s, struct errset o);
 
 #define ES(...)	es_of((const int[]){ __VA_ARGS__, -1 })
 
+struct thr *self_thr(struct worker *w);
+
 /* verbs.c */
+struct vobj *vobj_find(struct mfile *f, u32 h, int kind);
+struct vobj *vobj_pick(struct thr *t, struct mfile *f, int kind, bool usable);
+void name(struct call *c, struct vobj *o);
+void unname(struct mfile *f, struct call *c);
+void check_wc(struct thr *t, struct call *c, int fi,
+	      const struct rdmachan_wc *wc, const u8 *tail, u32 tlen);
+void verbs_file_gone(struct mfile *f);
 void verbs_step(struct thr *t);
 int verbs_setup(int fd, u32 ctx);
 u32 vobj_pick_handle(struct thr *t, struct mfile *f, int hk, bool other);
 bool vobj_raced(struct mfile *f, const struct call *c);
 void act_open_device(struct thr *t);
+
+/* async_events.c */
+void open_async(struct thr *t, int fi, struct mobj *ctx, bool quiet);
+void act_open_async(struct thr *t);
+void act_close_async(struct thr *t);
+void act_get_async(struct thr *t);
+void act_ack_async(struct thr *t);
+void async_ack_due(struct thr *t);
+bool async_owed(struct mfile *f);
+int async_settle(struct thr *t, int fi, struct mfile *f, struct vobj *o);
+void async_check_destroyed(struct thr *t, const struct call *c,
+			   const struct vobj *o);
+void async_child(struct thr *t, u64 *calls, int *bad);
+bool ctx_live(struct mfile *f, u32 h);
+
+/* cq_ring.c */
+void ring_map(struct thr *t, const struct call *c, struct mfile *f,
+	      struct vobj *o, const struct rdmachan_create_cq *a);
+void ring_unmap(struct thr *t, struct vobj *o, const char *why);
+void act_read_ring(struct thr *t);
 
 #endif /* RDMACHAN_FUZZ_H */

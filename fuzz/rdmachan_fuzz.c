@@ -22,9 +22,10 @@
  * all fail with EACCES, leave destroys waiting for acknowledgements that
  * another thread gives later or never gives, and the supervisor kills
  * workers with SIGKILL at random times. On a module with verbs objects,
- * a third of the steps are verbs.c's. With -F, on a kernel with fault
- * injection, a share of the calls also get one kernel fault through
- * fail-nth: an allocation or user copy on their path fails.
+ * a third of the steps are verbs.c's, cq_ring.c's (mapped CQ rings) and
+ * async_events.c's (async event files and their acks). With -F, on a
+ * kernel with fault injection, a share of the calls also get one kernel
+ * fault through fail-nth: an allocation or user copy on their path fails.
  *
  * Every result is checked against the errnos the ABI allows for the call
  * as it was made: exact for what the module decides (ENOTTY, EACCES,
@@ -96,6 +97,7 @@ static const char *const stat_names[NSTATS] = {
 	[ST_VERBS_OBJS] = "verbs objects made",
 	[ST_QP_RTS] = "QPs taken to RTS",
 	[ST_QP_CM] = "QPs made for CM ids",
+	[ST_QP_DEVICE_ERR] = "UD QPs the device had moved to the error state",
 	[ST_WRS_POSTED] = "work requests posted",
 	[ST_WCS] = "completions polled",
 	[ST_WC_ERRORS] = "completions with an error status",
@@ -103,6 +105,16 @@ static const char *const stat_names[NSTATS] = {
 	[ST_CQ_EVENTS_STALE] = "completion events of CQs of closed files",
 	[ST_CHANNELS_CLOSED] = "completion channels closed",
 	[ST_SCRATCH_REMAPS] = "MR memory unmapped and mapped again",
+	[ST_ASYNC_FDS] = "async event files opened",
+	[ST_ASYNC_FDS_CLOSED] = "async event files closed",
+	[ST_ASYNC_EVENTS] = "async events read",
+	[ST_ASYNC_EVENTS_STALE] = "async events of objects of closed files",
+	[ST_ASYNC_ACKS] = "async events acknowledged",
+	[ST_ASYNC_ACKS_REFUSED] = "async acks refused (EINVAL/ENOENT), as wanted",
+	[ST_ASYNC_DESTROY_WAITS] = "destroys waiting for another thread's async ack",
+	[ST_RING_WCS] = "completions read from mapped CQ rings",
+	[ST_RING_UPDATES] = "CQ rings handed back (UPDATE_CQ_RING)",
+	[ST_RING_UNMAPS] = "CQ rings read after their CQ or file went",
 	[ST_MODEL_LOST] = "model overflows (objects not tracked)",
 	[ST_KFAULT_ARMED] = "calls with fail-nth armed",
 	[ST_KFAULT_FIRED] = "kernel faults injected (fail-nth)",
@@ -165,6 +177,13 @@ const struct cmd_info cmds[NCMD] = {
 	CMD(POST_SRQ_RECV, rdmachan_post, true, __reserved, HK_SRQ),
 	CMD_NR(CREATE_AH, rdmachan_create_ah, true, HK_PD),
 	CMD(JOIN_MCAST, rdmachan_join_mcast, true, __reserved, HK_ID),
+	/* writes out_fd itself: a reply it cannot write is EFAULT */
+	CMD_NR(OPEN_ASYNC_FD, rdmachan_open_async_fd, true, HK_CTX),
+	/* on an asynchronous event file, not on /dev/rdmachan */
+	CMD_NR(GET_ASYNC_EVENT, rdmachan_get_async_event, true, HK_NONE),
+	/* a QP, CQ or SRQ */
+	CMD_NR(ACK_ASYNC_EVENT, rdmachan_ack_async_event, false, HK_ANY),
+	CMD_NR(UPDATE_CQ_RING, rdmachan_update_cq_ring, false, HK_CQ),
 };
 
 
@@ -400,7 +419,7 @@ void journal(struct worker *w, const char *fmt, ...)
 }
 
 /* The journal's lines about file @fi, once per worker. */
-static void journal_dump(struct worker *w, int fi)
+void journal_dump(struct worker *w, int fi)
 {
 	char tag[16], line[JOURNAL_LINE + 32];
 	u32 i = w->njournal > JOURNAL_LEN ? w->njournal - JOURNAL_LEN : 0;
@@ -462,6 +481,14 @@ static struct mobj *obj_find(struct mfile *f, u32 h)
 		if (f->objs[i].used && f->objs[i].handle == h)
 			return &f->objs[i];
 	return NULL;
+}
+
+/* @h is a device context of @f that no destroy is after. */
+bool ctx_live(struct mfile *f, u32 h)
+{
+	struct mobj *o = obj_find(f, h);
+
+	return o && o->ctx && !o->dying;
 }
 
 static void model_dup(struct worker *w, struct mfile *f, u32 h, bool ctx);
@@ -559,6 +586,7 @@ static void file_reset(struct mfile *f)
 	struct worker *w = f->w;
 	int gen = f->gen, idx = f->idx;
 
+	verbs_file_gone(f);
 	free(f->hist);
 	memset(f, 0, sizeof(*f));
 	f->w = w;
@@ -628,15 +656,22 @@ struct mobj *pick_obj(struct thr *t, struct mfile *f, bool want_ctx,
 	return n ? pick[rnd(t, n)] : NULL;
 }
 
-static void model_dup(struct worker *w, struct mfile *f, u32 h, bool ctx)
+/* The calling thread, for a failure found where no thread is at hand. */
+struct thr *self_thr(struct worker *w)
 {
-	struct mobj *o = obj_find(f, h);
 	int i;
 
 	for (i = 0; i < w->nthr; i++)
 		if (pthread_equal(w->thr[i].pt, pthread_self()))
-			break;
-	fail(&w->thr[i < w->nthr ? i : 0],
+			return &w->thr[i];
+	return &w->thr[0];
+}
+
+static void model_dup(struct worker *w, struct mfile *f, u32 h, bool ctx)
+{
+	struct mobj *o = obj_find(f, h);
+
+	fail(self_thr(w),
 	     "model: file %d handle %u added as a new %s while the model has it as a live %s (state %s)",
 	     (int)(f - w->files), h, ctx ? "context" : "id",
 	     o->ctx ? "context" : "id", state_names[o->state]);
@@ -843,6 +878,8 @@ static u32 known_flags(int cmd)
 		return RDMACHAN_GET_EVENTS_NONBLOCK;
 	case RDMACHAN_CMD_GET_CQ_EVENT:
 		return RDMACHAN_GET_CQ_EVENT_NONBLOCK;
+	case RDMACHAN_CMD_GET_ASYNC_EVENT:
+		return RDMACHAN_GET_ASYNC_EVENT_NONBLOCK;
 	case RDMACHAN_CMD_REQ_NOTIFY_CQ:
 		return RDMACHAN_NOTIFY_SOLICITED;
 	case RDMACHAN_CMD_CREATE_QP:
@@ -1172,8 +1209,9 @@ void do_call(struct thr *t, struct call *c, int may_block, u64 timer_ns)
 		fail(t, "%s: ioctl returned %d", c->desc, c->ret);
 		return;
 	}
-	if ((c->closing || (c->chan && !c->chan->used)) && e == ENOTTY) {
-		/* the call came after the fd (file or channel) became /dev/null */
+	if ((c->closing || (c->chan && !c->chan->used) ||
+	     (c->async && !c->async->used)) && e == ENOTTY) {
+		/* the call came after the fd (file, channel, async) became /dev/null */
 		stat_add(ST_ENOTTY_CLOSED, 1);
 		c->ran = false;
 		return;
@@ -1552,8 +1590,8 @@ static void act_close(struct thr *t)
 		struct thr *o = &w->thr[i];
 
 		if (o != t && (o->cur_fi == fi || o->cur_src_fi == fi) &&
-		    destructive(o->cur_cmd) &&
-		    o->slot->in_call && nevents(f, -1, 0)) {
+		    destructive(o->cur_cmd) && o->slot->in_call &&
+		    (nevents(f, -1, 0) || async_owed(f))) {
 			o->slot->kill_after_ns = rnd(t, 2000) * MSEC;
 			o->slot->may_block = 2;
 		}
@@ -2866,6 +2904,12 @@ static void act_migrate(struct thr *t)
 	} else {
 		inject(t, &c, sf);
 	}
+	/*
+	 * The fd is checked before the handle: a source file closed during
+	 * the call is /dev/null by then, EINVAL (checked below).
+	 */
+	if (c.fault >= F_HANDLE_ZERO && c.fault <= F_HANDLE_RANDOM)
+		es_add(&c.ok, EINVAL);
 	if (benign(&c)) {
 		struct migr *m = &df->migr[df->nmigr++ % MIGR_RING];
 
@@ -2893,6 +2937,9 @@ static void act_migrate(struct thr *t)
 			df->migr[mig_slot].old_h = 0;
 	}
 	o = obj_find(sf, h);
+	if (c.fault >= F_HANDLE_ZERO && c.fault <= F_HANDLE_RANDOM && c.ret &&
+	    c.err == EINVAL && sf->state == FS_OPEN)
+		fail(t, "%s: source file open, got EINVAL", c.desc);
 	if (!benign(&c))
 		goto out;
 	if (!c.ran) {
@@ -3028,8 +3075,9 @@ static void child_main(struct thr *t, const int *fds, int nfds,
 			a.size = cmds[nr].size;
 			if (chance(t, 20))
 				arg = NULL;
-			/* a completion channel's command is unknown here */
-			int want = nr == RDMACHAN_CMD_GET_CQ_EVENT ? ENOTTY :
+			/* a channel's or an async event file's command is unknown here */
+			int want = nr == RDMACHAN_CMD_GET_CQ_EVENT ||
+				   nr == RDMACHAN_CMD_GET_ASYNC_EVENT ? ENOTTY :
 				   EACCES;
 
 			r = ioctl(fds[i], ioc, arg);
@@ -3074,6 +3122,7 @@ static void child_main(struct thr *t, const int *fds, int nfds,
 		}
 	}
 	child_channels(t, chfds, nch, &calls, &bad);
+	async_child(t, &calls, &bad);
 	__atomic_fetch_add(&shm->calls[STAT_CHILD], calls, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&shm->faults[F_CHILD], calls, __ATOMIC_RELAXED);
 	sleep_ns(rnd(t, 300) * MSEC);
@@ -3160,6 +3209,7 @@ static void act_fork(struct thr *t)
 			chfds[nch++] = w->chans[i].fd;
 	child_rng = rnd64(t);
 	stat_add(ST_FORKS, 1);
+	w->forks++;
 	pid = fork();
 	if (pid == 0) {
 		t->rng = child_rng;
@@ -3167,8 +3217,10 @@ static void act_fork(struct thr *t)
 	}
 	for (i = 0; i < np; i++)
 		unpin(&w->files[pinned[i]]);
-	if (pid < 0)
+	if (pid < 0) {
+		w->forks--;
 		return;
+	}
 	/* the child may do the last release of a file: watched like a call */
 	snprintf(c.desc, DESC_LEN, "#%llu wait for forked child %d",
 		 (unsigned long long)++t->ncalls, pid);
@@ -3179,6 +3231,7 @@ static void act_fork(struct thr *t)
 		;
 	slot_end(t);
 	lock(w);
+	w->forks--;
 }
 
 /* ---- threads ---- */
@@ -3277,6 +3330,8 @@ static void step(struct thr *t)
 		if (w->files[i].state == FS_OPEN)
 			nopen++;
 	check_orphans(t);
+	if (cfg.verbs)
+		async_ack_due(t);
 	if (cfg.verbs && nopen && chance(t, 35)) {
 		verbs_step(t);
 		return;
@@ -3615,7 +3670,8 @@ static int unacked_of(pid_t pid)
 		if (!f)
 			continue;
 		while (fgets(line, sizeof(line), f))
-			if (!strncmp(line, "unacked ", 8))
+			if (!strncmp(line, "unacked ", 8) ||
+			    !strncmp(line, "async_unacked ", 14))
 				n++;
 		fclose(f);
 	}

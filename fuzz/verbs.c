@@ -85,7 +85,17 @@ int verbs_setup(int fd, u32 ctx)
 
 /* ---- the model ---- */
 
-static struct vobj *vobj_find(struct mfile *f, u32 h, int kind)
+/* @f is closed: the mappings of its CQs' rings are read once more. */
+void verbs_file_gone(struct mfile *f)
+{
+	int i;
+
+	for (i = 0; i < MAX_VOBJS; i++)
+		if (f->vobjs[i].used && f->vobjs[i].ring_map)
+			ring_unmap(self_thr(f->w), &f->vobjs[i], "its file's close");
+}
+
+struct vobj *vobj_find(struct mfile *f, u32 h, int kind)
 {
 	int i;
 
@@ -137,6 +147,8 @@ static void vobj_gone(struct worker *w, struct mfile *f, struct vobj *o)
 	};
 	if (o->kind == V_MR)
 		f->dead_lkeys[f->ndead_lkeys++ % DEAD_LKEYS] = o->lkey;
+	if (o->ring_map)
+		ring_unmap(self_thr(w), o, "its destroy");
 	o->used = false;
 }
 
@@ -150,8 +162,7 @@ static int vobj_count(struct mfile *f, int kind)
 }
 
 /* A random live object of @kind; with @usable, none a destroy is after. */
-static struct vobj *vobj_pick(struct thr *t, struct mfile *f, int kind,
-			      bool usable)
+struct vobj *vobj_pick(struct thr *t, struct mfile *f, int kind, bool usable)
 {
 	struct vobj *pick[MAX_VOBJS];
 	int i, n = 0;
@@ -206,7 +217,7 @@ bool vobj_raced(struct mfile *f, const struct call *c)
 }
 
 /* The call names @o: it is busy until unname(). */
-static void name(struct call *c, struct vobj *o)
+void name(struct call *c, struct vobj *o)
 {
 	if (!o || c->nvnamed == (int)ARRAY_SIZE(c->vnamed))
 		return;
@@ -214,7 +225,7 @@ static void name(struct call *c, struct vobj *o)
 	c->vnamed[c->nvnamed++] = o->handle;
 }
 
-static void unname(struct mfile *f, struct call *c)
+void unname(struct mfile *f, struct call *c)
 {
 	int i;
 
@@ -381,6 +392,14 @@ static struct vobj *cq_by_tag(struct worker *w, u64 tag, struct mfile **fp)
 	return NULL;
 }
 
+/* The device context of PD @pd: where its objects' async events go. */
+static u32 pd_ctx(struct mfile *f, u32 pd)
+{
+	struct vobj *o = vobj_find(f, pd, V_PD);
+
+	return o ? o->ctx : 0;
+}
+
 static int pick_vfile(struct thr *t, struct mfile **fp)
 {
 	int fi = pick_file(t);
@@ -408,6 +427,14 @@ static void act_alloc_pd(struct thr *t)
 	}
 	if (vobj_count(f, V_PD) >= 4)
 		return;
+	/* a library opens the context's async event file with it */
+	if (chance(t, 50)) {
+		u32 h = ctx->handle;
+
+		open_async(t, fi, ctx, true);
+		if (f->state != FS_OPEN || !ctx_live(f, h))
+			return;
+	}
 	call_init(&c, RDMACHAN_CMD_ALLOC_PD, fi, f->gen, pick_fd(t, f));
 	c.a.alloc_pd.context = ctx->handle;
 	c.target = ctx->handle;
@@ -416,8 +443,13 @@ static void act_alloc_pd(struct thr *t)
 	pin(f);
 	inject(t, &c, f);
 	do_call(t, &c, 0, 0);
-	if (!c.ret && c.readback)
-		vobj_add(t, f, c.a.alloc_pd.out_handle, V_PD, &c);
+	if (!c.ret && c.readback) {
+		struct vobj *o = vobj_add(t, f, c.a.alloc_pd.out_handle, V_PD,
+					  &c);
+
+		if (o)
+			o->ctx = c.a.alloc_pd.context;
+	}
 	unpin(f);
 }
 
@@ -650,40 +682,6 @@ static void act_close_channel(struct thr *t)
 		}
 }
 
-/*
- * A new ring maps read-only and says how many entries it has; other
- * threads may destroy the CQ meanwhile, which the mapping must survive.
- */
-static void check_ring_mapping(struct thr *t, const struct call *c,
-			       const struct rdmachan_create_cq *a)
-{
-	struct rdmachan_cq_ring *r;
-
-	if (!a->out_ring_entries ||
-	    (a->out_ring_entries & (a->out_ring_entries - 1)) ||
-	    a->out_ring_entries <= a->out_cqe ||
-	    a->out_ring_size < RDMACHAN_CQ_RING_WCS_OFFSET +
-			       (u64)a->out_ring_entries * WC_SIZE) {
-		fail(t, "%s: ring of %u entries, %u bytes, for %u", c->desc,
-		     a->out_ring_entries, a->out_ring_size, a->out_cqe);
-		return;
-	}
-	r = mmap(NULL, a->out_ring_size, PROT_READ, MAP_SHARED, c->fd,
-		 (off_t)a->out_ring_offset);
-	if (r == MAP_FAILED) {
-		/* destroyed already, or the file closed */
-		if (errno != EINVAL)
-			fail(t, "%s: mmap of the ring: %s", c->desc,
-			     strerror(errno));
-		return;
-	}
-	if (r->entries != a->out_ring_entries ||
-	    r->producer - 0 > a->out_ring_entries)
-		fail(t, "%s: ring header says %u entries, producer %u",
-		     c->desc, r->entries, r->producer);
-	munmap(r, a->out_ring_size);
-}
-
 static void act_create_cq(struct thr *t)
 {
 	struct worker *w = t->w;
@@ -769,13 +767,14 @@ static void act_create_cq(struct thr *t)
 		if (o) {
 			o->chan = ci;
 			o->tag = a->user_context;
+			o->ctx = a->context;
 			o->ring = a->flags & RDMACHAN_CREATE_CQ_RING;
 			if (a->out_cqe < a->cqe)
 				fail(t, "%s: %u entries for %u asked for",
 				     c.desc, a->out_cqe, a->cqe);
 		}
 		if (a->flags & RDMACHAN_CREATE_CQ_RING)
-			check_ring_mapping(t, &c, a);
+			ring_map(t, &c, f, o, a);
 	}
 	unpin(f);
 }
@@ -831,6 +830,8 @@ static void act_create_srq(struct thr *t)
 		o = vobj_add(t, f, a->out_handle, V_SRQ, &c);
 		if (o) {
 			o->pd = a->pd;
+			o->ctx = pd_ctx(f, a->pd);
+			o->uctx = a->user_context;
 			o->max_sge = a->out_attr.max_sge;
 			if (a->out_attr.max_wr < a->attr.max_wr ||
 			    a->out_attr.max_sge < a->attr.max_sge)
@@ -1075,6 +1076,8 @@ static void act_create_qp(struct thr *t)
 		o = vobj_add(t, f, a->out_handle, V_QP, &c);
 		if (o) {
 			qp_model(o, a, a->flags & RDMACHAN_CREATE_QP_CM_ID);
+			o->ctx = pd_ctx(f, a->pd);
+			o->uctx = a->user_context;
 			if (o->cm)
 				stat_add(ST_QP_CM, 1);
 		}
@@ -1156,11 +1159,54 @@ static u8 qp_next(struct thr *t, struct vobj *qp, struct rdmachan_modify_qp *a)
 					IBV_QP_MAX_QP_RD_ATOMIC;
 		}
 		return QPS_RTS;
+	case QPS_RTS:
+		if (chance(t, 60)) {
+			/* the device reports the drained send queue (SQ_DRAINED) */
+			at->qp_state = QPS_SQD;
+			at->en_sqd_async_notify = 1;
+			a->attr_mask = IBV_QP_STATE | IBV_QP_EN_SQD_ASYNC_NOTIFY;
+			return QPS_SQD;
+		}
+		/* fall through */
 	default:
 		at->qp_state = chance(t, 50) ? QPS_ERR : QPS_RESET;
 		a->attr_mask = IBV_QP_STATE;
 		return at->qp_state;
 	}
+}
+
+/*
+ * A UD QP refused the model's next state: the device may have moved it to
+ * the error state by itself. A request that failed in rxe's completer does
+ * that, also after a reset the model made meanwhile (rxe does not stop the
+ * completer of a UD QP while it resets it). True when QUERY_QP says so of
+ * a QP that work requests were posted to; the model follows.
+ */
+static bool qp_device_moved(struct thr *t, const struct call *c,
+			    struct vobj *qp)
+{
+	struct rdmachan_modify_qp q = {
+		.size = sizeof(q), .qp = qp->handle, .attr_mask = IBV_QP_STATE,
+	};
+
+	if (ioctl(c->fd, RDMACHAN_IOC_QUERY_QP, &q)) {
+		fail(t, "%s: QUERY_QP of the QP afterwards: %s", c->desc,
+		     strerrorname_np(errno) ?: "?");
+		return true;
+	}
+	if (q.attr.qp_state != QPS_ERR || (!qp->posted && !qp->srq)) {
+		fail(t, "%s: UD QP refused its next state; it is in state %u, the model has %u, %s posted to",
+		     c->desc, q.attr.qp_state, qp->qps,
+		     qp->posted || qp->srq ? "requests were" : "nothing was");
+		/* what was done to it, and the rest of its file */
+		journal_dump(t->w, c->fi);
+		return true;
+	}
+	journal(t->w, "model: QP %u found in the error state (model %u)",
+		qp->handle, qp->qps);
+	qp->qps = QPS_ERR;
+	stat_add(ST_QP_DEVICE_ERR, 1);
+	return true;
 }
 
 /* One MODIFY_QP; true when it took the QP where the model wanted it. */
@@ -1240,7 +1286,8 @@ static bool modify_qp(struct thr *t, int fi, struct mfile *f, struct vobj *qp)
 	unname(f, &c);
 	/* a UD QP nobody else moved takes each step to RTS */
 	if (strict && c.fault == F_NONE && !c.kfault && c.ret && c.err == EINVAL &&
-	    vobj_find(f, a->qp, V_QP) == qp && qp->mods == mods && !qp->dying)
+	    vobj_find(f, a->qp, V_QP) == qp && qp->mods == mods && !qp->dying &&
+	    !qp_device_moved(t, &c, qp))
 		fail(t, "%s: UD QP refused its next state %u from %u", c.desc,
 		     next, qp->qps);
 	/* its state is what it was, or the new one if the call got that far */
@@ -1274,9 +1321,9 @@ static void act_modify_qp(struct thr *t)
 		return;
 	h = qp->handle;
 	/* often all the way to RTS, as a library does */
-	for (i = chance(t, 60) ? 3 : 1; i > 0; i--) {
+	for (i = chance(t, 60) ? 4 : 1; i > 0; i--) {
 		if (!modify_qp(t, fi, f, qp) || vobj_find(f, h, V_QP) != qp ||
-		    qp->qps >= QPS_RTS)
+		    qp->qps > QPS_RTS || (qp->qps == QPS_RTS && chance(t, 50)))
 			break;
 	}
 }
@@ -1690,6 +1737,9 @@ static void act_post(struct thr *t, int kind)
 		    c.fault == F_PTR ? " whole call" : "");
 	name(&c, q);
 	name(&c, ah);
+	/* a bad request may move the QP to the error state, later */
+	if (kind != P_SRQ)
+		q->posted = true;
 	pin(f);
 	inject(t, &c, f);
 	/* a fault of the call as a whole: nothing is posted */
@@ -1714,8 +1764,8 @@ static void act_post(struct thr *t, int kind)
 
 /* ---- completions ---- */
 
-static void check_wc(struct thr *t, struct call *c, int fi,
-		     const struct rdmachan_wc *wc, const u8 *tail, u32 tlen)
+void check_wc(struct thr *t, struct call *c, int fi,
+	      const struct rdmachan_wc *wc, const u8 *tail, u32 tlen)
 {
 	static const u32 ops[] = {
 		IBV_WC_SEND, IBV_WC_RDMA_WRITE, IBV_WC_RDMA_READ,
@@ -1989,7 +2039,7 @@ static void act_vdestroy(struct thr *t)
 	struct call c;
 	const char *how = "";
 	char list[120] = "";
-	int fi = pick_vfile(t, &f), nusers, i, len = 0;
+	int fi = pick_vfile(t, &f), nusers, i, len = 0, may_block;
 	bool racy;
 	u8 kind;
 	u32 h;
@@ -2008,6 +2058,12 @@ static void act_vdestroy(struct thr *t)
 		if (!o->used || o->cq_unacked || o->dying)
 			return;
 	}
+	h = o->handle;
+	may_block = async_settle(t, fi, f, o);
+	if (may_block < 0)
+		return;
+	if (may_block)
+		w->async_waits++;
 	racy = o->busy > 0;
 	kind = o->kind;
 	nusers = vobj_users(f, o, users, MAX_VOBJS);
@@ -2030,7 +2086,9 @@ static void act_vdestroy(struct thr *t)
 	o->dying = true;
 	o->dying_ns = now_ns();
 	pin(f);
-	do_call(t, &c, 0, 0);
+	do_call(t, &c, may_block, 0);
+	if (may_block)
+		w->async_waits--;
 	stayed = !c.ret && c.ran ?
 		 vobj_user_stayed(f, users, nusers, c.end_ns, &how) : 0;
 	if (stayed) {
@@ -2039,7 +2097,10 @@ static void act_vdestroy(struct thr *t)
 		     u ? vkind_names[u->kind] : "object", stayed, how);
 	}
 	o = vobj_find(f, h, -1);
+	if (o)
+		o->ack_due_ns = 0;
 	if (o && !c.ret) {
+		async_check_destroyed(t, &c, o);
 		vobj_gone(w, f, o);
 	} else if (o) {
 		o->dying = false;
@@ -2052,7 +2113,22 @@ static void act_vdestroy(struct thr *t)
 void verbs_step(struct thr *t)
 {
 	struct worker *w = t->w;
-	u32 r = rnd(t, 1000);
+	u32 r = rnd(t, 1100);
+
+	if (r >= 1000) {
+		r -= 1000;
+		if (r < 10)
+			act_open_async(t);
+		else if (r < 15)
+			act_close_async(t);
+		else if (r < 60)
+			act_get_async(t);
+		else if (r < 80)
+			act_ack_async(t);
+		else
+			act_read_ring(t);
+		return;
+	}
 
 	if (r < 40)
 		act_alloc_pd(t);

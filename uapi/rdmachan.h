@@ -785,7 +785,10 @@ struct rdmachan_init_qp_attr {
  * acknowledged, then moves the id and its queued events to this file.
  * -EBUSY for a listener with connect requests still queued on the old
  * file or an id with multicast joins, -EACCES for a file of another
- * process. A QP made for the id stays where it is, bound to it.
+ * process. @fd is checked before @handle: -EBADF when it is not open,
+ * -EINVAL when it is not a /dev/rdmachan file; a @handle that is not an id
+ * of that file is -ENOENT, as for every other ioctl. A QP made for the id
+ * stays where it is, bound to it.
  */
 struct rdmachan_migrate_id {
 	__u32 size;
