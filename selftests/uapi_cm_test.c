@@ -651,6 +651,10 @@ TEST_F(cm, migrate_moves_id_and_events)
 	mig.fd = sock;
 	EXPECT_EQ(-1, ioctl(other, RDMACHAN_IOC_MIGRATE_ID, &mig));
 	EXPECT_EQ(EINVAL, errno);
+	/* the fd is checked before the handle */
+	mig.handle = 0x80000001u;
+	EXPECT_EQ(-1, ioctl(other, RDMACHAN_IOC_MIGRATE_ID, &mig));
+	EXPECT_EQ(EINVAL, errno);
 	mig.fd = self->fd;
 	mig.handle = 999999;
 	EXPECT_EQ(-1, ioctl(other, RDMACHAN_IOC_MIGRATE_ID, &mig));
