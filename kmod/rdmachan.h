@@ -66,6 +66,10 @@ void rdmachan_device_exit(struct rdmachan_device *dev);
  * ids it holds. A CM event waits on @events until it is read, then sits in
  * @delivered under its event handle until it is acknowledged.
  */
+/* Threads of a file whose last CQ polled is remembered (a power of 2). */
+#define RDMACHAN_POLL_THREADS_BITS	6
+#define RDMACHAN_POLL_THREADS		BIT(RDMACHAN_POLL_THREADS_BITS)
+
 struct rdmachan_file {
 	/* held by the open file and by device removal while it works on it */
 	struct kref ref;
@@ -88,6 +92,12 @@ struct rdmachan_file {
 	 * up_read(), so the data path takes no references.
 	 */
 	struct rw_semaphore verbs_lock;
+	/*
+	 * Per thread, by a hash of its pid: pid << 32 | the CQ handle of its
+	 * last RDMACHAN_IOC_POLL_CQ. Unlocked: two threads on one slot only
+	 * keep each other from busy polling.
+	 */
+	u64 last_poll[RDMACHAN_POLL_THREADS];
 };
 
 void rdmachan_file_get(struct rdmachan_file *file);

@@ -140,6 +140,8 @@ struct rdmachan_cq {
 	struct mutex poll_lock;
 	struct xarray qps;
 	unsigned int qps_gone;
+	/* when a poll last drained the CQ (local_clock ns), or 0 */
+	u64 last_empty_ns;
 	struct rdmachan_async_obj async;
 	/*
 	 * RDMACHAN_CREATE_CQ_RING: the ring its completions go to.

@@ -3,6 +3,9 @@
  * rdmachan: completion queues: create, arm, acknowledge their completion
  * events, poll, destroy.
  */
+#include <linux/hash.h>
+#include <linux/sched/clock.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -466,6 +469,53 @@ static int rdmachan_wc_copy_out(void __user *dst, u32 stride,
 }
 
 /*
+ * A thread that drained a CQ and polls it again right away, with no other
+ * CQ polled in between, is busy-polling it: an empty poll then watches the
+ * CQ in the kernel for a while (busy_poll_us), as a socket's busy polling
+ * does. A system call per empty poll takes longer than rxe takes to
+ * complete a request, so without this a completion waits for the next poll
+ * to come around. It ends at the first completion, a signal, or when
+ * another task wants the CPU.
+ */
+#define RDMACHAN_BUSY_POLL_GAP_NS	(5 * NSEC_PER_USEC)
+
+static unsigned int busy_poll_us = 20;
+module_param(busy_poll_us, uint, 0644);
+MODULE_PARM_DESC(busy_poll_us,
+		 "how long an empty CQ polled in a loop is watched in the kernel (us, 0: never)");
+
+/* Whether this poll of @cq by the current thread continues a busy poll. */
+static bool rdmachan_cq_busy_polled(struct rdmachan_file *file, u32 handle)
+{
+	pid_t pid = task_pid_nr(current);
+	u64 *slot = &file->last_poll[hash_32(pid, RDMACHAN_POLL_THREADS_BITS)];
+	u64 me = (u64)pid << 32 | handle;
+	bool again = READ_ONCE(*slot) == me;
+
+	if (!again)
+		WRITE_ONCE(*slot, me);
+	return again;
+}
+
+/* With poll_lock held and the CQ found empty: whether to look again. */
+static bool rdmachan_cq_busy_poll(struct rdmachan_cq *cq, bool busy,
+				  u64 *deadline)
+{
+	u64 now = local_clock();
+
+	if (!*deadline) {
+		if (!busy || !cq->last_empty_ns || !READ_ONCE(busy_poll_us) ||
+		    now - cq->last_empty_ns > RDMACHAN_BUSY_POLL_GAP_NS)
+			return false;
+		*deadline = now + READ_ONCE(busy_poll_us) * NSEC_PER_USEC;
+	}
+	if (now >= *deadline || need_resched() || signal_pending(current))
+		return false;
+	cpu_relax();
+	return true;
+}
+
+/*
  * Completions go out in batches. A bad @wcs loses the batch that could
  * not be written; the ones written before it are reported.
  */
@@ -477,8 +527,10 @@ int rdmachan_cmd_poll_cq(struct rdmachan_call *call, void *arg)
 	struct rdmachan_wc uwc[RDMACHAN_POLL_BATCH];
 	struct ib_wc wc[RDMACHAN_POLL_BATCH];
 	struct rdmachan_cq *cq;
+	u64 deadline = 0;
 	u32 n = 0, want;
 	int ret, got, i;
+	bool busy;
 
 	if (cmd->wc_size < sizeof(struct rdmachan_wc) ||
 	    cmd->wc_size > RDMACHAN_MAX_STRIDE)
@@ -494,6 +546,7 @@ int rdmachan_cmd_poll_cq(struct rdmachan_call *call, void *arg)
 		up_read(&file->verbs_lock);
 		return -EINVAL;
 	}
+	busy = rdmachan_cq_busy_polled(file, cmd->cq);
 	mutex_lock(&cq->poll_lock);
 	ret = 0;
 	/* What the CQ had when its device went away comes first. */
@@ -509,6 +562,7 @@ int rdmachan_cmd_poll_cq(struct rdmachan_call *call, void *arg)
 	}
 	if (!ret && !cq->v.live && !n)
 		ret = -ENODEV;
+again:
 	while (!ret && cq->v.live && n < cmd->max_wc) {
 		want = min_t(u32, cmd->max_wc - n, RDMACHAN_POLL_BATCH);
 		got = ib_poll_cq(cq->ib, want, wc);
@@ -531,6 +585,10 @@ int rdmachan_cmd_poll_cq(struct rdmachan_call *call, void *arg)
 		if (got < want)
 			break;
 	}
+	if (!ret && !n && cq->v.live && rdmachan_cq_busy_poll(cq, busy, &deadline))
+		goto again;
+	/* It was drained: polling it again right away is busy polling. */
+	cq->last_empty_ns = n < cmd->max_wc ? local_clock() : 0;
 	mutex_unlock(&cq->poll_lock);
 	up_read(&file->verbs_lock);
 	if (ret && n)

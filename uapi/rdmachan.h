@@ -1031,9 +1031,17 @@ struct rdmachan_wc {
  * @wcs: user pointer to an array of struct rdmachan_wc
  * @wc_size: sizeof(struct rdmachan_wc) as the caller knows it, at least
  *	the first layout's and at most RDMACHAN_MAX_STRIDE; the array's stride
- * @out_num_wc: completions written to @wcs; never blocks, 0 when empty
+ * @out_num_wc: completions written to @wcs; never sleeps, 0 when empty
  *
  * A CQ made with RDMACHAN_CREATE_CQ_RING is read from its ring: -EINVAL.
+ *
+ * Busy polling: when the calling thread's previous POLL_CQ was on the
+ * same CQ, drained it, and ended less than 5 us before, an empty CQ is
+ * watched in the kernel for up to the module parameter busy_poll_us
+ * (default 20, 0 turns it off) before 0 is returned. The call returns at
+ * the first completion, and early on a pending signal or when the CPU is
+ * wanted by another task. A thread polling several CQs in turn is never
+ * held up.
  */
 struct rdmachan_poll_cq {
 	__u32 size;
