@@ -973,6 +973,7 @@ static void act_create_qp(struct thr *t)
 	struct call c;
 	int fi = pick_vfile(t, &f), cm_fd = -1, h;
 	u32 cm_qpt = 0;
+	bool own_cm_fd = false;
 
 	if (fi < 0)
 		return;
@@ -1051,7 +1052,12 @@ static void act_create_qp(struct thr *t)
 			a->cm_id = chance(t, 50) || !pd ? 0x80000000u | (u32)rnd64(t) :
 				   pd->handle;
 			c.why = "no such CM id";
-			c.ok = ES(ENOENT);
+			own_cm_fd = true;
+			/*
+			 * The fd is checked before the handle: the file closed
+			 * during the call is /dev/null by then (checked below).
+			 */
+			c.ok = ES(ENOENT, EINVAL);
 			break;
 		default:
 			a->flags |= RDMACHAN_CREATE_QP_CM_ID;
@@ -1072,6 +1078,9 @@ static void act_create_qp(struct thr *t)
 	inject(t, &c, f);
 	do_call(t, &c, 0, 0);
 	unname(f, &c);
+	if (own_cm_fd && c.ret && c.err == EINVAL && !c.closing)
+		fail(t, "%s: cm_fd %d of an open file, got EINVAL", c.desc,
+		     a->cm_fd);
 	if (!c.ret && c.readback) {
 		o = vobj_add(t, f, a->out_handle, V_QP, &c);
 		if (o) {

@@ -1155,7 +1155,9 @@ struct rdmachan_qp_cap {
  * moves it to the error state before it delivers DISCONNECTED, REJECTED
  * or DEVICE_REMOVAL for the id, so posted work requests are flushed.
  * An id that has a QP already: -EINVAL. An id not bound to the PD's
- * device: -EINVAL.
+ * device: -EINVAL. As for RDMACHAN_IOC_MIGRATE_ID, @cm_fd is checked
+ * before @cm_id: not open -EBADF, not a /dev/rdmachan file -EINVAL, then
+ * no CM id of that file -ENOENT.
  */
 struct rdmachan_create_qp {
 	__u32 size;
