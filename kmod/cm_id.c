@@ -175,6 +175,7 @@ struct rdmachan_cm_id *rdmachan_cm_id_new_child(struct rdmachan_cm_id *listen,
 	}
 	id->user_context = READ_ONCE(listen->user_context);
 	id->addr_fixed = true;
+	id->conn_end = RDMACHAN_CONN_REQUEST;
 	id->cm_id = cm_id;
 	cm_id->context = id;
 	return id;
@@ -461,8 +462,23 @@ int rdmachan_cmd_connect(struct rdmachan_call *call, void *arg)
 	ret = rdmachan_cm_conn_param(id, &cmd->conn, &param);
 	if (!ret)
 		ret = rdma_connect(id->cm_id, &param);
+	if (!ret)
+		id->conn_end = RDMACHAN_CONN_ACTIVE;
 	rdmachan_cm_id_unlock(id);
 	return ret;
+}
+
+/*
+ * The CM call answering the connection comes once, at the right end; a
+ * failed one answers too, as the CM then rejects the connection itself.
+ */
+static int rdmachan_cm_answer_begin(struct rdmachan_cm_id *id,
+				    enum rdmachan_conn_end end)
+{
+	if (id->conn_end != end)
+		return -EINVAL;
+	id->conn_end = RDMACHAN_CONN_ANSWERED;
+	return 0;
 }
 
 int rdmachan_cmd_accept(struct rdmachan_call *call, void *arg)
@@ -478,6 +494,8 @@ int rdmachan_cmd_accept(struct rdmachan_call *call, void *arg)
 	if (IS_ERR(id))
 		return PTR_ERR(id);
 	ret = rdmachan_cm_conn_param(id, &cmd->conn, &param);
+	if (!ret)
+		ret = rdmachan_cm_answer_begin(id, RDMACHAN_CONN_REQUEST);
 	if (!ret) {
 		/* rdma_accept() must run under the id's handler lock. */
 		rdma_lock_handler(id->cm_id);
@@ -502,9 +520,12 @@ int rdmachan_cmd_establish(struct rdmachan_call *call, void *arg)
 	if (IS_ERR(id))
 		return PTR_ERR(id);
 	/* On the active side, an accept without parameters sends the RTU. */
-	rdma_lock_handler(id->cm_id);
-	ret = rdma_accept(id->cm_id, NULL);
-	rdma_unlock_handler(id->cm_id);
+	ret = rdmachan_cm_answer_begin(id, RDMACHAN_CONN_ACTIVE);
+	if (!ret) {
+		rdma_lock_handler(id->cm_id);
+		ret = rdma_accept(id->cm_id, NULL);
+		rdma_unlock_handler(id->cm_id);
+	}
 	rdmachan_cm_id_unlock(id);
 	return ret;
 }
@@ -533,9 +554,11 @@ int rdmachan_cmd_reject(struct rdmachan_call *call, void *arg)
 	id = rdmachan_cm_id_lock(call->file, cmd->handle);
 	if (IS_ERR(id))
 		return PTR_ERR(id);
-	ret = rdma_reject(id->cm_id,
-			  cmd->private_data_len ? cmd->private_data : NULL,
-			  cmd->private_data_len, reason);
+	ret = rdmachan_cm_answer_begin(id, RDMACHAN_CONN_REQUEST);
+	if (!ret)
+		ret = rdma_reject(id->cm_id,
+				  cmd->private_data_len ? cmd->private_data : NULL,
+				  cmd->private_data_len, reason);
 	rdmachan_cm_id_unlock(id);
 	return ret;
 }

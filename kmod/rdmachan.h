@@ -157,6 +157,16 @@ struct rdmachan_context {
  * @handle change only in migrate, under the CM's handler lock and both
  * files' @events_lock.
  */
+enum rdmachan_conn_end {
+	RDMACHAN_CONN_NONE,
+	/* CONNECT was made: ESTABLISH may follow once */
+	RDMACHAN_CONN_ACTIVE,
+	/* made for a connect request: ACCEPT or REJECT may follow once */
+	RDMACHAN_CONN_REQUEST,
+	/* the request was answered, or the RTU sent */
+	RDMACHAN_CONN_ANSWERED,
+};
+
 struct rdmachan_cm_id {
 	struct rdmachan_object obj;
 	struct rdmachan_file *file;
@@ -182,6 +192,14 @@ struct rdmachan_cm_id {
 	 * its route tree must keep its key.
 	 */
 	bool addr_fixed;
+	/*
+	 * Which end of a connection the id is, and whether a connect request
+	 * was answered; under @lock. 6.1's CM answers an ACCEPT, REJECT or
+	 * ESTABLISH made at the wrong end or twice with a REJ of the
+	 * connection, and leaves the id's REQ or REP retrying: destroying
+	 * the id then waits 70-100 s for it. The module refuses those calls.
+	 */
+	enum rdmachan_conn_end conn_end;
 	/* the QP made for the id; changes under @lock and the handler lock */
 	struct rdmachan_qp *qp;
 	/* joins the CM may still report, each with a reference; under @lock */

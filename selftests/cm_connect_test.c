@@ -304,6 +304,65 @@ TEST_F(conn, full_sequence)
 	EXPECT_EQ(0, rdma_destroy_id(client));
 }
 
+#ifndef RDMACHAN_TEST_STOCK
+/*
+ * ACCEPT, REJECT and ESTABLISH at the wrong end, or a second time, are
+ * EINVAL and change nothing: the connection is still made, and its ids go
+ * at once. On stock the CM answers each with a REJ that breaks the
+ * connection and leaves its REQ or REP retrying, so destroying the id
+ * blocks for 70-100 s: not run there.
+ */
+TEST_F(conn, answers_come_once_and_at_the_right_end)
+{
+	struct rdma_cm_id *client, *server;
+	struct rdma_conn_param param;
+	struct rdma_cm_event *ev;
+	long t0;
+
+	ASSERT_EQ(0, cm_resolve(self->cch, RDMA_PS_TCP,
+				rdma_get_src_port(self->listen), &client));
+	cm_conn_param(&param, CM_CLIENT_QPN, cm_req_data, sizeof(cm_req_data));
+	ASSERT_EQ(0, rdma_connect(client, &param));
+	/* the active end answers no request, and has none to establish yet */
+	EXPECT_EQ(-1, rdma_reject(client, NULL, 0));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, rdma_accept(client, &param));
+	EXPECT_EQ(EINVAL, errno);
+	ev = cm_expect(self->sch, RDMA_CM_EVENT_CONNECT_REQUEST, NULL,
+		       CM_TIMEOUT_MS);
+	ASSERT_NE(NULL, ev);
+	server = ev->id;
+	EXPECT_EQ(0, rdma_ack_cm_event(ev));
+	/* the passive end sends no RTU */
+	EXPECT_EQ(-1, rdma_establish(server));
+	EXPECT_EQ(EINVAL, errno);
+
+	cm_conn_param(&param, CM_SERVER_QPN, cm_rep_data, sizeof(cm_rep_data));
+	ASSERT_EQ(0, rdma_accept(server, &param));
+	/* answered: neither a second accept nor a reject now */
+	EXPECT_EQ(-1, rdma_accept(server, &param));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, rdma_reject(server, cm_rej_data, sizeof(cm_rej_data)));
+	EXPECT_EQ(EINVAL, errno);
+	ev = cm_expect(self->cch, RDMA_CM_EVENT_CONNECT_RESPONSE, client,
+		       CM_TIMEOUT_MS);
+	ASSERT_NE(NULL, ev);
+	EXPECT_EQ(0, rdma_ack_cm_event(ev));
+	EXPECT_EQ(0, rdma_establish(client));
+	EXPECT_EQ(-1, rdma_establish(client));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(0, cm_expect_ok(self->sch, RDMA_CM_EVENT_ESTABLISHED, server));
+	EXPECT_TRUE(cm_quiet(self->cch, CM_QUIET_MS));
+	EXPECT_TRUE(cm_quiet(self->sch, CM_QUIET_MS));
+
+	/* nothing of the refused calls is left in the CM to wait for */
+	t0 = cm_now_ms();
+	EXPECT_EQ(0, rdma_destroy_id(server));
+	EXPECT_EQ(0, rdma_destroy_id(client));
+	EXPECT_GT(20000, cm_now_ms() - t0);
+}
+#endif
+
 /* The helpers' connect and disconnect, with the TIMEWAIT_EXITs taken. */
 static int connect_disconnect(struct rdma_event_channel *cch,
 			      struct rdma_event_channel *sch,

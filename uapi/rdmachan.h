@@ -616,6 +616,9 @@ struct rdmachan_resolve_addr {
  * Used by RDMACHAN_IOC_RESOLVE_ROUTE, _LISTEN, _DISCONNECT, _ESTABLISH
  * (rdma_establish(): completes a connection after
  * RDMA_CM_EVENT_CONNECT_RESPONSE) and _NOTIFY.
+ *
+ * ESTABLISH is EINVAL on an id that did not CONNECT, or once it was made:
+ * the RDMA CM would answer it with a reject of the connection.
  */
 struct rdmachan_id_cmd {
 	__u32 size;
@@ -632,6 +635,13 @@ struct rdmachan_id_cmd {
  * @__reserved: must be 0
  * @user_context: ACCEPT: the id's new user_context; CONNECT: must be 0
  * @conn: connection parameters
+ *
+ * ACCEPT and REJECT answer a connect request once: either is EINVAL on an
+ * id not made for a connect request, or once the request was answered
+ * (also by an ACCEPT that failed, after which the RDMA CM rejected the
+ * connection itself). The RDMA CM would answer such a call with a reject
+ * of the connection, and leave the id's REQ or REP retrying for a minute
+ * or more before the id could be destroyed.
  */
 struct rdmachan_connect {
 	__u32 size;
