@@ -1,0 +1,602 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The fail-nth sweep engine, in the manner of the kernel's iommufd
+ * selftests: for nth = 1, 2, ... the state a call needs is made first,
+ * then /proc/self/task/<tid>/fail-nth is armed with nth and the call is
+ * made, so its nth fault-injection point (a slab or page allocation, a
+ * user copy) fails. The sweep of a call ends when it gets through its
+ * whole path without reaching the armed point. A path can be a point or
+ * two longer now and then (a new xarray node, a random port's slot), which
+ * shifts its last points, so the sweep steps back over them a few times
+ * (SWEEP_TAIL, SWEEP_BACK) before it ends.
+ *
+ * Each injected fault that fails the call must leave things as they were:
+ *  - a clean errno: ENOMEM (an allocation), EFAULT (a user copy), or for
+ *    calls that make the RDMA core look up an IP route (SW_ROUTE) ENOBUFS,
+ *    which is how the IP stack's route lookup reports a failed dst
+ *    allocation;
+ *  - no object or event behind: the module's counters (debugfs
+ *    rdmachan/objects) and the debugfs entries of the files involved
+ *    (objects and unacknowledged events) are unchanged, but for what the
+ *    sweep's expect() says the failed call took;
+ *  - the next identical call (the same struct, as the failed call left
+ *    it), without a fault, succeeds, unless the sweep's failed() knows
+ *    better (an RDMA-core behaviour, counted in core_rejects).
+ *
+ * A fault the call absorbs (it succeeds although the armed point was
+ * reached: an allocation with a fallback, a best-effort one in the RDMA
+ * core) is counted too; the call's result must still be right.
+ *
+ * Skips without fail-nth (a kernel without CONFIG_FAULT_INJECTION, such as
+ * the stock kernel of make check); runs under make check-debug. fail-nth
+ * counts only the calling task's injection points and the probability of
+ * random faults stays 0, so nothing else fails. What is changed, and
+ * restored at exit: ignore-gfp-wait N for failslab and fail_page_alloc
+ * (GFP_KERNEL allocations are fault points too), ignore-gfp-highmem N for
+ * fail_page_alloc, and verbose 0 for every fail* attribute: a fault's
+ * stack dump would read as a kernel report in the guest's log. With
+ * RDMACHAN_FAIL_NTH_STACKS set, verbose is 2 instead, so the kernel log
+ * shows where each fault hit (and the run reads as dirty).
+ *
+ * The including file defines, before it includes this header,
+ * union sweep_arg (the argument structs of the calls it sweeps) and
+ * SWEEP_CTX_FIELDS (its own members of struct ctx: objects of a sweep or
+ * of one step).
+ */
+#ifndef RDMACHAN_FAIL_NTH_H
+#define RDMACHAN_FAIL_NTH_H
+
+#include <glob.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/mman.h>
+
+#include "rdmachan_cm_raw.h"
+#include "kselftest_harness.h"
+
+#define DEBUGFS			"/sys/kernel/debug"
+#define SWEEP_MAX		500
+/*
+ * The end of a sweep: after a call passed the armed point, step back a
+ * few points and go on; the sweep ends at the SWEEP_TAIL-th such call.
+ */
+#define SWEEP_TAIL		4
+#define SWEEP_BACK		2
+#define EVENT_MS		5000
+#define SWEEP_TIMEOUT_S		280
+#define max(a, b)		((a) > (b) ? (a) : (b))
+
+/* Fault injection set-up, shared by every test; done once in the parent. */
+#define MAX_KNOBS 16
+static struct {
+	pid_t parent;
+	char skip_reason[128];
+	int nknobs;
+	struct {
+		char path[128];
+		char saved[32];
+	} knobs[MAX_KNOBS];
+	/* across the forked tests */
+	struct totals {
+		/* the test running now, for fi_on_signal() */
+		pid_t running;
+		unsigned int calls;
+		unsigned int points;
+		unsigned int failed;
+		unsigned int absorbed;
+	} *totals;
+} fi;
+
+static int write_str(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n == (ssize_t)strlen(val) ? 0 : -1;
+}
+
+/* Sets @path to @val and remembers its value for fi_restore_knobs(). */
+static int knob_set(const char *path, const char *val)
+{
+	char buf[32];
+
+	if (fi.nknobs == MAX_KNOBS)
+		return -1;
+	read_line(path, buf, sizeof(buf));
+	if (!buf[0] || write_str(path, val))
+		return -1;
+	snprintf(fi.knobs[fi.nknobs].path, sizeof(fi.knobs[0].path), "%s",
+		 path);
+	snprintf(fi.knobs[fi.nknobs].saved, sizeof(fi.knobs[0].saved), "%s",
+		 buf);
+	fi.nknobs++;
+	return 0;
+}
+
+static void fi_restore_knobs(void)
+{
+	while (fi.nknobs > 0) {
+		fi.nknobs--;
+		write_str(fi.knobs[fi.nknobs].path, fi.knobs[fi.nknobs].saved);
+	}
+}
+
+/* Killed (by a time limit): the test in progress goes first, then the knobs. */
+static void fi_on_signal(int sig)
+{
+	if (getpid() == fi.parent) {
+		if (fi.totals && fi.totals->running > 0)
+			kill(fi.totals->running, SIGKILL);
+		fi_restore_knobs();
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void __attribute__((constructor)) fi_setup(void)
+{
+	char path[64];
+	glob_t g;
+	size_t i;
+
+	fi.parent = getpid();
+	snprintf(path, sizeof(path), "/proc/self/task/%d/fail-nth", gettid());
+	if (access(path, W_OK)) {
+		snprintf(fi.skip_reason, sizeof(fi.skip_reason),
+			 "no /proc/self/task/<tid>/fail-nth: kernel without fault injection");
+		return;
+	}
+	if (knob_set(DEBUGFS "/failslab/ignore-gfp-wait", "N") ||
+	    knob_set(DEBUGFS "/fail_page_alloc/ignore-gfp-wait", "N") ||
+	    knob_set(DEBUGFS "/fail_page_alloc/ignore-gfp-highmem", "N")) {
+		fi_restore_knobs();
+		snprintf(fi.skip_reason, sizeof(fi.skip_reason),
+			 "cannot set failslab and fail_page_alloc in debugfs");
+		return;
+	}
+	/* To see where each fault hit: its stack in the kernel log. */
+	if (!glob(DEBUGFS "/fail*/verbose", 0, NULL, &g)) {
+		for (i = 0; i < g.gl_pathc; i++)
+			knob_set(g.gl_pathv[i],
+				 getenv("RDMACHAN_FAIL_NTH_STACKS") ? "2" : "0");
+		globfree(&g);
+	}
+	fi.totals = mmap(NULL, sizeof(*fi.totals), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (fi.totals == MAP_FAILED) {
+		fi.totals = NULL;
+		fi_restore_knobs();
+		snprintf(fi.skip_reason, sizeof(fi.skip_reason), "mmap: %s",
+			 strerror(errno));
+		return;
+	}
+	signal(SIGTERM, fi_on_signal);
+	signal(SIGINT, fi_on_signal);
+}
+
+static void __attribute__((destructor)) fi_teardown(void)
+{
+	if (getpid() != fi.parent)
+		return;
+	fi_restore_knobs();
+	if (fi.totals && fi.totals->calls)
+		ksft_print_msg("fail-nth: %u faults injected in %u calls under test: %u failed the call, %u absorbed\n",
+			       fi.totals->points, fi.totals->calls,
+			       fi.totals->failed, fi.totals->absorbed);
+}
+
+/* Arms fail-nth: the @nth injection point of this task fails. */
+static bool nth_arm(int fd, unsigned int nth)
+{
+	char buf[16];
+	int len = snprintf(buf, sizeof(buf), "%u", nth);
+
+	return pwrite(fd, buf, len, 0) == len;
+}
+
+/*
+ * Disarms fail-nth; true when the armed point was reached. Reading it
+ * back gives 0 once the fault fired. The read's and the write's own user
+ * copies are injection points as well: the last count going off there
+ * shows as EFAULT and means the call did not reach it.
+ */
+static bool nth_disarm(int fd)
+{
+	char buf[16] = "";
+	bool fired = false;
+	ssize_t n;
+	int i;
+
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n > 0)
+		fired = strtoul(buf, NULL, 10) == 0;
+	for (i = 0; i < 3 && pwrite(fd, "0", 1, 0) != 1; i++)
+		;
+	return fired;
+}
+
+/* What a sweep works on: the file under test, a peer file, the call. */
+struct ctx {
+	int fd;
+	int peer;
+	int nth_fd;
+	/* the file the call goes to when not fd (a channel, an async fd) */
+	int call_fd;
+	char dbg[2][128];
+	__u32 dev_index;
+	__u32 dev_ctx;
+	const struct sweep_ops *ops;
+	unsigned int nth;
+	/* the armed point was reached; the call's errno then, or absorbed */
+	bool fired;
+	int err;
+	bool absorbed;
+	bool bad;
+	/*
+	 * calls under test made, and how often the RDMA core's own answer
+	 * to a failure was seen
+	 */
+	unsigned int calls;
+	unsigned int core_rejects;
+	/* findings reported (nth, line, first line of text): printed once */
+	unsigned int seen[64];
+	unsigned int nseen;
+	union sweep_arg arg, saved;
+	SWEEP_CTX_FIELDS
+};
+
+#define SW_ROUTE	0x1	/* the RDMA core looks up IP routes: ENOBUFS */
+#define SW_PEER_EVENTS	0x2	/* a failure may send the peer a CM event */
+
+struct snap;
+
+struct sweep_ops {
+	const char *name;
+	unsigned long ioc;
+	unsigned int flags;
+	/* once per pair of files: state every step shares */
+	void (*init)(struct __test_metadata *_metadata, struct ctx *c);
+	/* per step, before the fault is armed: fills c->arg */
+	void (*prepare)(struct __test_metadata *_metadata, struct ctx *c);
+	/* after the call succeeded: checks its result, undoes it */
+	void (*done)(struct __test_metadata *_metadata, struct ctx *c);
+	/*
+	 * After it failed and the generic checks: the next identical call,
+	 * then undo. Default: that call must succeed, then done().
+	 */
+	void (*failed)(struct __test_metadata *_metadata, struct ctx *c);
+	/*
+	 * After it failed: what the failed call may have taken out of the
+	 * state snapped before it, as its struct says.
+	 */
+	void (*expect)(struct ctx *c, struct snap *before);
+};
+
+static void finding(struct __test_metadata *_metadata, struct ctx *c,
+		    int line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void finding(struct __test_metadata *_metadata, struct ctx *c,
+		    int line, const char *fmt, ...)
+{
+	unsigned int key = c->nth, i;
+	char msg[1024], *line_start, *nl;
+	va_list ap;
+
+	_metadata->passed = 0;
+	c->bad = true;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	for (i = 0; msg[i] && msg[i] != '\n'; i++)
+		key = key * 33 + msg[i];
+	key = key * 33 + line;
+	for (i = 0; i < c->nseen; i++)
+		if (c->seen[i] == key)
+			return;
+	if (c->nseen < ARRAY_SIZE(c->seen))
+		c->seen[c->nseen++] = key;
+	if (c->fired)
+		ksft_print_msg("FINDING %s, fault at injection point %u (%s%s), line %d:\n",
+			       c->ops->name, c->nth,
+			       c->err ? "the call failed with " : "absorbed",
+			       c->err ? strerrorname_np(c->err) : "", line);
+	else
+		ksft_print_msg("FINDING %s, without a fault (after %u injection points), line %d:\n",
+			       c->ops->name, c->nth - 1, line);
+	for (line_start = msg; *line_start; line_start = nl + 1) {
+		nl = strchrnul(line_start, '\n');
+		ksft_print_msg("  %.*s\n", (int)(nl - line_start), line_start);
+		if (!*nl)
+			break;
+	}
+}
+
+/* A failed check is reported, and the sweep goes on with fresh files. */
+#define CHECK(cond, ...) do {						\
+	if (!(cond))							\
+		finding(_metadata, c, __LINE__, __VA_ARGS__);		\
+} while (0)
+
+/* The call on its struct as it is. */
+static int call_again(struct ctx *c)
+{
+	c->calls++;
+	return ioctl(c->call_fd >= 0 ? c->call_fd : c->fd, c->ops->ioc,
+		     &c->arg) ? errno : 0;
+}
+
+/* The call as prepared. */
+static int do_call(struct ctx *c)
+{
+	memcpy(&c->arg, &c->saved, sizeof(c->arg));
+	return call_again(c);
+}
+
+static bool readable(int fd, int ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	return poll(&pfd, 1, ms) == 1;
+}
+
+/* Opens /dev/rdmachan and finds its debugfs entry, the newest of ours. */
+static int open_file(struct __test_metadata *_metadata, char *dbg, size_t len)
+{
+	char pattern[64];
+	long seq, best = -1;
+	glob_t g;
+	size_t i;
+	int fd;
+
+	fd = open("/dev/rdmachan", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd) TH_LOG("open /dev/rdmachan: %s", strerror(errno));
+	snprintf(pattern, sizeof(pattern), DEBUGFS "/rdmachan/files/%d-*",
+		 getpid());
+	ASSERT_EQ(0, glob(pattern, 0, NULL, &g));
+	for (i = 0; i < g.gl_pathc; i++) {
+		seq = strtol(strrchr(g.gl_pathv[i], '-') + 1, NULL, 10);
+		if (seq > best) {
+			best = seq;
+			snprintf(dbg, len, "%s", g.gl_pathv[i]);
+		}
+	}
+	globfree(&g);
+	return fd;
+}
+
+static void ctx_close(struct ctx *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	if (c->peer >= 0)
+		close(c->peer);
+	c->fd = c->peer = -1;
+}
+
+static void ctx_open(struct __test_metadata *_metadata, struct ctx *c)
+{
+	long index;
+
+	c->fd = open_file(_metadata, c->dbg[0], sizeof(c->dbg[0]));
+	c->peer = open_file(_metadata, c->dbg[1], sizeof(c->dbg[1]));
+	index = rdmachan_device_index(c->fd, RDMACHAN_TEST_DEVICE);
+	ASSERT_LE(0, index);
+	c->dev_index = index;
+	c->dev_ctx = rdmachan_open_context(c->fd, RDMACHAN_TEST_DEVICE);
+	ASSERT_NE(0, c->dev_ctx);
+}
+
+/* What must not change when a call fails. */
+struct snap {
+	long counters[16];
+	char file[2][2048];
+};
+
+static const char *const counter_names[] = {
+	"files", "devices", "contexts", "cm_ids", "cm_events",
+	"comp_channels", "pds", "mrs", "cqs", "qps", "srqs", "ahs", "mcasts",
+	"async_fds", "async_events", "cq_rings",
+};
+#define CM_EVENTS 4	/* counter_names[] */
+
+static void read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, len - 1);
+
+	buf[n > 0 ? n : 0] = '\0';
+	if (fd >= 0)
+		close(fd);
+}
+
+static void snap_take(struct ctx *c, struct snap *s)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(s->counters); i++)
+		s->counters[i] = rdmachan_counter(counter_names[i]);
+	for (i = 0; i < 2; i++)
+		read_file(c->dbg[i], s->file[i], sizeof(s->file[i]));
+}
+
+static void snap_check(struct __test_metadata *_metadata, struct ctx *c,
+		       const struct snap *orig)
+{
+	struct snap after, before = *orig;
+	size_t i;
+
+	if (c->ops->expect)
+		c->ops->expect(c, &before);
+	snap_take(c, &after);
+	for (i = 0; i < ARRAY_SIZE(after.counters); i++) {
+		if (i == CM_EVENTS && (c->ops->flags & SW_PEER_EVENTS))
+			continue;
+		CHECK(before.counters[i] == after.counters[i],
+		      "module counter %s went from %ld to %ld",
+		      counter_names[i], before.counters[i],
+		      after.counters[i]);
+	}
+	for (i = 0; i < 2; i++)
+		CHECK(!strcmp(before.file[i], after.file[i]),
+		      "%s file's debugfs entry is not as expected:\nexpected:\n%sfound:\n%s",
+		      i ? "peer" : "calling", before.file[i], after.file[i]);
+}
+
+static bool errno_ok(const struct sweep_ops *ops, int err)
+{
+	return err == ENOMEM || err == EFAULT ||
+	       (err == ENOBUFS && (ops->flags & SW_ROUTE));
+}
+
+static void sweep(struct __test_metadata *_metadata, struct ctx *c,
+		  const struct sweep_ops *ops)
+{
+	unsigned int points = 0, failed = 0, absorbed = 0, misses = 0;
+	unsigned int deepest = 0;
+	struct {
+		int err;
+		unsigned int count;
+	} errs[8] = {};
+	char errnos[128] = "";
+	struct snap before;
+	size_t i, len = 0;
+	bool fired;
+	int err;
+
+	if (!fi.totals)
+		SKIP(return, "%s", fi.skip_reason);
+	c->ops = ops;
+	c->calls = 0;
+	c->core_rejects = 0;
+	c->nseen = 0;
+	if (ops->init)
+		ops->init(_metadata, c);
+	for (c->nth = 1; misses < SWEEP_TAIL; c->nth++) {
+		ASSERT_GT(SWEEP_MAX, c->nth)
+			TH_LOG("%s: more than %d injection points", ops->name,
+			       SWEEP_MAX);
+		c->bad = false;
+		c->fired = false;
+		c->absorbed = false;
+		c->err = 0;
+		memset(&c->arg, 0, sizeof(c->arg));
+		c->call_fd = -1;
+		ops->prepare(_metadata, c);
+		memcpy(&c->saved, &c->arg, sizeof(c->arg));
+		snap_take(c, &before);
+
+		ASSERT_TRUE(nth_arm(c->nth_fd, c->nth));
+		err = do_call(c);
+		fired = nth_disarm(c->nth_fd);
+		c->fired = fired;
+
+		if (!fired) {
+			/* The whole path ran without reaching the fault. */
+			ASSERT_EQ(0, err)
+				TH_LOG("%s fails with %s without a fault",
+				       ops->name, strerror(err));
+			ops->done(_metadata, c);
+			if (++misses < SWEEP_TAIL)
+				c->nth -= c->nth > SWEEP_BACK ? SWEEP_BACK + 1 : c->nth;
+		} else if (!err) {
+			deepest = max(deepest, c->nth);
+			points++;
+			absorbed++;
+			c->absorbed = true;
+			ops->done(_metadata, c);
+		} else {
+			deepest = max(deepest, c->nth);
+			points++;
+			failed++;
+			c->err = err;
+			for (i = 0; i < ARRAY_SIZE(errs) - 1; i++)
+				if (!errs[i].err || errs[i].err == err)
+					break;
+			errs[i].err = err;
+			errs[i].count++;
+			CHECK(errno_ok(ops, err), "unexpected errno %s",
+			      strerrorname_np(err));
+			snap_check(_metadata, c, &before);
+			if (ops->failed) {
+				ops->failed(_metadata, c);
+			} else {
+				err = call_again(c);
+				CHECK(!err, "the next identical call fails with %s",
+				      strerror(err));
+				if (!err)
+					ops->done(_metadata, c);
+			}
+		}
+		if (c->bad) {
+			/* Closing the files drops whatever was left. */
+			ctx_close(c);
+			ctx_open(_metadata, c);
+			if (ops->init)
+				ops->init(_metadata, c);
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(errs) && errs[i].err; i++)
+		len += snprintf(errnos + len, sizeof(errnos) - len, " %s x%u",
+				strerrorname_np(errs[i].err), errs[i].count);
+	ksft_print_msg("%-34s %3u points, %3u faults: %3u failed the call (%s), %3u absorbed\n",
+		       ops->name, deepest, points, failed,
+		       errnos[0] ? errnos + 1 : "", absorbed);
+	if (c->core_rejects)
+		ksft_print_msg("%-34s %3u of the failed calls left the object unusable (RDMA core)\n",
+			       ops->name, c->core_rejects);
+	fi.totals->calls += c->calls;
+	fi.totals->points += points;
+	fi.totals->failed += failed;
+	fi.totals->absorbed += absorbed;
+}
+
+FIXTURE(failnth) {
+	struct ctx c;
+};
+
+FIXTURE_SETUP(failnth)
+{
+	char path[64];
+
+	self->c.fd = self->c.peer = self->c.nth_fd = -1;
+	if (!fi.totals)
+		return;
+	fi.totals->running = getpid();
+	snprintf(path, sizeof(path), "/proc/self/task/%d/fail-nth", gettid());
+	self->c.nth_fd = open(path, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->c.nth_fd);
+	ctx_open(_metadata, &self->c);
+}
+
+FIXTURE_TEARDOWN(failnth)
+{
+	ctx_close(&self->c);
+	if (self->c.nth_fd >= 0)
+		close(self->c.nth_fd);
+	if (fi.totals)
+		fi.totals->running = 0;
+}
+
+static void destroy_ok(struct __test_metadata *_metadata, struct ctx *c,
+		       int fd, __u32 handle)
+{
+	int err = raw_destroy(fd, handle);
+
+	CHECK(!err, "DESTROY of %u: %s", handle, strerror(err));
+}
+
+static void nothing_done(struct __test_metadata *_metadata, struct ctx *c)
+{
+}
+
+#define SWEEP_TEST(_test, _ops)						\
+TEST_F_TIMEOUT(failnth, _test, SWEEP_TIMEOUT_S)			\
+{									\
+	sweep(_metadata, &self->c, &_ops);				\
+}
+
+#endif /* RDMACHAN_FAIL_NTH_H */
