@@ -14,7 +14,9 @@
  *  - a clean errno: ENOMEM (an allocation), EFAULT (a user copy), or for
  *    calls that make the RDMA core look up an IP route (SW_ROUTE) ENOBUFS,
  *    which is how the IP stack's route lookup reports a failed dst
- *    allocation;
+ *    allocation, and for calls that make rxe create a kernel socket
+ *    (SW_SOCKET, a QP's UDP socket) ENFILE, which is how sock_alloc()
+ *    reports a failed inode allocation;
  *  - no object or event behind: the module's counters (debugfs
  *    rdmachan/objects) and the debugfs entries of the files involved
  *    (objects and unacknowledged events) are unchanged, but for what the
@@ -251,6 +253,7 @@ struct ctx {
 
 #define SW_ROUTE	0x1	/* the RDMA core looks up IP routes: ENOBUFS */
 #define SW_PEER_EVENTS	0x2	/* a failure may send the peer a CM event */
+#define SW_SOCKET	0x4	/* rxe makes a kernel socket: ENFILE */
 
 struct snap;
 
@@ -336,7 +339,7 @@ static int do_call(struct ctx *c)
 	return call_again(c);
 }
 
-static bool readable(int fd, int ms)
+static __maybe_unused bool readable(int fd, int ms)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 
@@ -394,6 +397,8 @@ static void ctx_open(struct __test_metadata *_metadata, struct ctx *c)
 struct snap {
 	long counters[16];
 	char file[2][2048];
+	/* open file descriptors: a failed call makes no fd */
+	int fds;
 };
 
 static const char *const counter_names[] = {
@@ -413,6 +418,18 @@ static void read_file(const char *path, char *buf, size_t len)
 		close(fd);
 }
 
+static int count_fds(void)
+{
+	glob_t g;
+	int n = 0;
+
+	if (!glob("/proc/self/fd/*", 0, NULL, &g)) {
+		n = g.gl_pathc;
+		globfree(&g);
+	}
+	return n;
+}
+
 static void snap_take(struct ctx *c, struct snap *s)
 {
 	size_t i;
@@ -421,6 +438,7 @@ static void snap_take(struct ctx *c, struct snap *s)
 		s->counters[i] = rdmachan_counter(counter_names[i]);
 	for (i = 0; i < 2; i++)
 		read_file(c->dbg[i], s->file[i], sizeof(s->file[i]));
+	s->fds = count_fds();
 }
 
 static void snap_check(struct __test_metadata *_metadata, struct ctx *c,
@@ -440,6 +458,8 @@ static void snap_check(struct __test_metadata *_metadata, struct ctx *c,
 		      counter_names[i], before.counters[i],
 		      after.counters[i]);
 	}
+	CHECK(before.fds == after.fds, "%d open fds, were %d", after.fds,
+	      before.fds);
 	for (i = 0; i < 2; i++)
 		CHECK(!strcmp(before.file[i], after.file[i]),
 		      "%s file's debugfs entry is not as expected:\nexpected:\n%sfound:\n%s",
@@ -449,7 +469,8 @@ static void snap_check(struct __test_metadata *_metadata, struct ctx *c,
 static bool errno_ok(const struct sweep_ops *ops, int err)
 {
 	return err == ENOMEM || err == EFAULT ||
-	       (err == ENOBUFS && (ops->flags & SW_ROUTE));
+	       (err == ENOBUFS && (ops->flags & SW_ROUTE)) ||
+	       (err == ENFILE && (ops->flags & SW_SOCKET));
 }
 
 static void sweep(struct __test_metadata *_metadata, struct ctx *c,
@@ -589,7 +610,8 @@ static void destroy_ok(struct __test_metadata *_metadata, struct ctx *c,
 	CHECK(!err, "DESTROY of %u: %s", handle, strerror(err));
 }
 
-static void nothing_done(struct __test_metadata *_metadata, struct ctx *c)
+static __maybe_unused void nothing_done(struct __test_metadata *_metadata,
+					struct ctx *c)
 {
 }
 
