@@ -63,6 +63,7 @@ union sweep_arg {
 	__u32 ah;				\
 	__u32 id;				\
 	__u32 handle;				\
+	__u32 max_wr;				\
 	struct raw_mr mr;			\
 	int chfd;				\
 	int afd;				\
@@ -841,11 +842,14 @@ static int query_srq(int fd, __u32 srq, struct rdmachan_srq_attr *attr)
 	return 0;
 }
 
-/* A fresh SRQ of 8 WRs grows to 64 (rxe makes a new queue) and arms. */
+/* A fresh SRQ of 8 WRs grows to 64 (rxe makes a new queue), with a limit. */
 static void modify_srq_prepare(struct __test_metadata *_metadata,
 			       struct ctx *c)
 {
-	ASSERT_EQ(0, create_srq(c->fd, c->pd, 8, &c->srq, NULL));
+	struct rdmachan_srq_attr attr = {};
+
+	ASSERT_EQ(0, create_srq(c->fd, c->pd, 8, &c->srq, &attr));
+	c->max_wr = attr.max_wr;
 	c->arg.msrq.size = sizeof(c->arg.msrq);
 	c->arg.msrq.srq = c->srq;
 	c->arg.msrq.attr_mask = IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT;
@@ -871,9 +875,9 @@ static void modify_srq_failed(struct __test_metadata *_metadata,
 	struct rdmachan_srq_attr attr = {};
 	int err = query_srq(c->fd, c->srq, &attr);
 
-	CHECK(!err && (attr.max_wr == 8 || attr.max_wr >= 64),
-	      "QUERY_SRQ after a failed MODIFY_SRQ: %s, %u WRs",
-	      strerror(err), attr.max_wr);
+	CHECK(!err && (attr.max_wr == c->max_wr || attr.max_wr >= 64),
+	      "QUERY_SRQ after a failed MODIFY_SRQ: %s, %u WRs, made with %u",
+	      strerror(err), attr.max_wr, c->max_wr);
 	err = call_again(c);
 	CHECK(!err, "the next identical call fails with %s", strerror(err));
 	if (!err)
