@@ -396,66 +396,101 @@ static const struct sweep_ops qp_cm_ops = {
 	.failed = qp_cm_failed,
 };
 
-/* INIT to RTR of an RC QP, with an address vector to this port. */
-static void rtr_prepare(struct __test_metadata *_metadata, struct ctx *c)
+/*
+ * An RC QP taken one transition, to c->flags: RESET to INIT, INIT to RTR
+ * (with an address vector to this port), RTR to RTS.
+ */
+static void modify_fill(struct ctx *c, __u32 state)
+{
+	struct rdmachan_qp_attr *a = &c->arg.mqp.attr;
+
+	memset(&c->arg.mqp, 0, sizeof(c->arg.mqp));
+	c->arg.mqp.size = sizeof(c->arg.mqp);
+	c->arg.mqp.qp = c->qp;
+	a->qp_state = state;
+	switch (state) {
+	case IBV_QPS_INIT:
+		c->arg.mqp.attr_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+				       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
+		a->port_num = 1;
+		a->qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
+		break;
+	case IBV_QPS_RTR:
+		c->arg.mqp.attr_mask = IBV_QP_STATE | IBV_QP_AV |
+				       IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+				       IBV_QP_RQ_PSN |
+				       IBV_QP_MAX_DEST_RD_ATOMIC |
+				       IBV_QP_MIN_RNR_TIMER;
+		a->path_mtu = IBV_MTU_1024;
+		a->dest_qp_num = c->qpn;
+		a->rq_psn = 1;
+		a->max_dest_rd_atomic = 1;
+		a->min_rnr_timer = 12;
+		ah_to_self(c->fd, c->dev_ctx, &a->ah_attr);
+		break;
+	case IBV_QPS_RTS:
+		c->arg.mqp.attr_mask = IBV_QP_STATE | IBV_QP_TIMEOUT |
+				       IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+				       IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC;
+		a->timeout = 14;
+		a->retry_cnt = 7;
+		a->rnr_retry = 7;
+		a->sq_psn = 1;
+		a->max_rd_atomic = 1;
+		break;
+	}
+}
+
+static void modify_prepare(struct __test_metadata *_metadata, struct ctx *c)
 {
 	struct raw_qp_init init = {
 		.pd = c->pd, .send_cq = c->cq, .recv_cq = c->cq,
 		.qp_type = IBV_QPT_RC,
 	};
-	struct rdmachan_qp_attr *a = &c->arg.mqp.attr;
+	__u32 state;
 
 	ASSERT_EQ(0, raw_create_qp(c->fd, &init, &c->qp, &c->qpn, NULL));
-	a->qp_state = IBV_QPS_INIT;
-	a->port_num = 1;
-	a->qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
-	ASSERT_EQ(0, raw_modify_qp(c->fd, c->qp, IBV_QP_STATE |
-				   IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				   IBV_QP_ACCESS_FLAGS, a));
-	memset(a, 0, sizeof(*a));
-	c->arg.mqp.size = sizeof(c->arg.mqp);
-	c->arg.mqp.qp = c->qp;
-	c->arg.mqp.attr_mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			       IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			       IBV_QP_MAX_DEST_RD_ATOMIC |
-			       IBV_QP_MIN_RNR_TIMER;
-	a->qp_state = IBV_QPS_RTR;
-	a->path_mtu = IBV_MTU_1024;
-	a->dest_qp_num = c->qpn;
-	a->rq_psn = 1;
-	a->max_dest_rd_atomic = 1;
-	a->min_rnr_timer = 12;
-	ah_to_self(c->fd, c->dev_ctx, &a->ah_attr);
+	for (state = IBV_QPS_INIT; state < c->flags; state++) {
+		modify_fill(c, state);
+		ASSERT_EQ(0, raw_modify_qp(c->fd, c->qp, c->arg.mqp.attr_mask,
+					   &c->arg.mqp.attr));
+	}
+	modify_fill(c, c->flags);
 }
 
-static void rtr_done(struct __test_metadata *_metadata, struct ctx *c)
+static void modify_done(struct __test_metadata *_metadata, struct ctx *c)
 {
-	qp_state_is(_metadata, c, IBV_QPS_RTR);
+	qp_state_is(_metadata, c, c->flags);
 	destroy_ok(_metadata, c, c->fd, c->qp);
 }
 
-static void rtr_failed(struct __test_metadata *_metadata, struct ctx *c)
+/* The QP stays in the state it was in. */
+static void modify_failed(struct __test_metadata *_metadata, struct ctx *c)
 {
 	int err;
 
-	qp_state_is(_metadata, c, IBV_QPS_INIT);
+	qp_state_is(_metadata, c, c->flags - 1);
 	err = call_again(c);
 	CHECK(!err, "the next identical call fails with %s", strerror(err));
 	if (!err)
-		rtr_done(_metadata, c);
+		modify_done(_metadata, c);
 	else
 		destroy_ok(_metadata, c, c->fd, c->qp);
 }
 
-static const struct sweep_ops rtr_ops = {
-	.name = "MODIFY_QP (INIT to RTR, AV)",
-	.ioc = RDMACHAN_IOC_MODIFY_QP,
-	.flags = SW_ROUTE,
-	.init = qp_init,
-	.prepare = rtr_prepare,
-	.done = rtr_done,
-	.failed = rtr_failed,
-};
+#define MODIFY_OPS(_name, _what, _flags)				\
+static const struct sweep_ops modify_##_name##_ops = {			\
+	.name = "MODIFY_QP (" _what ")",				\
+	.ioc = RDMACHAN_IOC_MODIFY_QP,					\
+	.flags = _flags,						\
+	.init = qp_init,						\
+	.prepare = modify_prepare,					\
+	.done = modify_done,						\
+	.failed = modify_failed,					\
+}
+MODIFY_OPS(init, "RC, RESET to INIT", 0);
+MODIFY_OPS(rtr, "RC, INIT to RTR, AV", SW_ROUTE);
+MODIFY_OPS(rts, "RC, RTR to RTS", 0);
 
 /* Shared receive queues and address handles */
 
@@ -1311,7 +1346,17 @@ TEST_F_TIMEOUT(failnth, create_qp, SWEEP_TIMEOUT_S)
 	sweep(_metadata, &self->c, &qp_cm_ops);
 }
 
-SWEEP_TEST(modify_qp_rtr, rtr_ops)
+TEST_F_TIMEOUT(failnth, modify_qp, SWEEP_TIMEOUT_S)
+{
+	self->c.flags = IBV_QPS_INIT;
+	sweep(_metadata, &self->c, &modify_init_ops);
+	if (_metadata->skip)
+		return;
+	self->c.flags = IBV_QPS_RTR;
+	sweep(_metadata, &self->c, &modify_rtr_ops);
+	self->c.flags = IBV_QPS_RTS;
+	sweep(_metadata, &self->c, &modify_rts_ops);
+}
 SWEEP_TEST(create_srq, srq_ops)
 SWEEP_TEST(create_ah, ah_ops)
 TEST_F_TIMEOUT(failnth, post_send, SWEEP_TIMEOUT_S)
