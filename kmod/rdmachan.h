@@ -61,15 +61,15 @@ void rdmachan_device_put(struct rdmachan_device *dev);
 struct ib_device *rdmachan_device_enter(struct rdmachan_device *dev);
 void rdmachan_device_exit(struct rdmachan_device *dev);
 
+/* Threads of a file whose last CQ polled is remembered (a power of 2). */
+#define RDMACHAN_POLL_THREADS_BITS	6
+#define RDMACHAN_POLL_THREADS		BIT(RDMACHAN_POLL_THREADS_BITS)
+
 /*
  * One per open() of /dev/rdmachan; it is also the event channel of the CM
  * ids it holds. A CM event waits on @events until it is read, then sits in
  * @delivered under its event handle until it is acknowledged.
  */
-/* Threads of a file whose last CQ polled is remembered (a power of 2). */
-#define RDMACHAN_POLL_THREADS_BITS	6
-#define RDMACHAN_POLL_THREADS		BIT(RDMACHAN_POLL_THREADS_BITS)
-
 struct rdmachan_file {
 	/* held by the open file and by device removal while it works on it */
 	struct kref ref;
