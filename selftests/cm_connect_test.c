@@ -731,26 +731,6 @@ static int read_within(int fd, void *buf, size_t len, int ms)
 	return ret == (ssize_t)len ? 0 : ret == 0 ? 1 : -1;
 }
 
-/* The exit status of @pid within @ms; kills it (and returns -1) after. */
-static int wait_child(pid_t pid, int ms)
-{
-	long end = cm_now_ms() + ms;
-	int status;
-
-	while (cm_now_ms() < end) {
-		pid_t ret = waitpid(pid, &status, WNOHANG);
-
-		if (ret == pid)
-			return status;
-		if (ret < 0)
-			return -1;
-		cm_sleep_ms(20);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	return -1;
-}
-
 /* The client, in a child process with its own channel. */
 static int child_client(int port_fd, int done_fd)
 {
@@ -844,7 +824,7 @@ TEST(separate_processes)
 	cm_drain(ch, CM_QUIET_MS);
 	EXPECT_EQ(0, rdma_destroy_id(server));
 	close(done_pipe[1]);
-	status = wait_child(pid, CM_TIMEOUT_MS);
+	status = cm_wait_pid(pid, CM_TIMEOUT_MS);
 	EXPECT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	EXPECT_EQ(0, rdma_destroy_id(listen));
@@ -920,7 +900,7 @@ TEST(fork_after_use)
 	ASSERT_EQ(0, cm_expect_ok(ch, RDMA_CM_EVENT_ESTABLISHED, server));
 	ASSERT_EQ(0, rdma_disconnect(server));
 	ASSERT_EQ(0, cm_expect_ok(ch, RDMA_CM_EVENT_DISCONNECTED, server));
-	status = wait_child(pid, CM_TIMEOUT_MS);
+	status = cm_wait_pid(pid, CM_TIMEOUT_MS);
 	EXPECT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	cm_drain(ch, CM_QUIET_MS);
@@ -1013,7 +993,7 @@ TEST(peer_process_killed)
 	ASSERT_EQ('r', r);
 
 	ASSERT_EQ(0, kill(pid, SIGKILL));
-	status = wait_child(pid, CM_TIMEOUT_MS);
+	status = cm_wait_pid(pid, CM_TIMEOUT_MS);
 	EXPECT_TRUE(WIFSIGNALED(status));
 
 	/* in either order: the connection drops, the request is refused */
