@@ -157,6 +157,11 @@ int rdmachan_cm_event_handler(struct rdma_cm_id *cm_id,
 			entry->uevent.status = ret;
 		}
 		break;
+	case RDMA_CM_EVENT_CONNECT_RESPONSE:
+		/* The REP came: ESTABLISH may send the RTU. */
+		atomic_cmpxchg(&id->conn_end, RDMACHAN_CONN_ACTIVE,
+			       RDMACHAN_CONN_REPLIED);
+		break;
 	case RDMA_CM_EVENT_ADDR_ERROR:
 		/* The CM is back where it takes rdma_resolve_addr(). */
 		WRITE_ONCE(id->addr_fixed, false);

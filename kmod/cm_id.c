@@ -175,7 +175,7 @@ struct rdmachan_cm_id *rdmachan_cm_id_new_child(struct rdmachan_cm_id *listen,
 	}
 	id->user_context = READ_ONCE(listen->user_context);
 	id->addr_fixed = true;
-	id->conn_end = RDMACHAN_CONN_REQUEST;
+	atomic_set(&id->conn_end, RDMACHAN_CONN_REQUEST);
 	id->cm_id = cm_id;
 	cm_id->context = id;
 	return id;
@@ -460,24 +460,36 @@ int rdmachan_cmd_connect(struct rdmachan_call *call, void *arg)
 	if (IS_ERR(id))
 		return PTR_ERR(id);
 	ret = rdmachan_cm_conn_param(id, &cmd->conn, &param);
-	if (!ret)
-		ret = rdma_connect(id->cm_id, &param);
-	if (!ret)
-		id->conn_end = RDMACHAN_CONN_ACTIVE;
+	if (ret)
+		goto unlock;
+	/*
+	 * Active before the REQ goes, as its reply may come first. An id
+	 * that connected or was made for a request: the CM refuses it too.
+	 */
+	if (atomic_cmpxchg(&id->conn_end, RDMACHAN_CONN_NONE,
+			   RDMACHAN_CONN_ACTIVE) != RDMACHAN_CONN_NONE) {
+		ret = -EINVAL;
+		goto unlock;
+	}
+	ret = rdma_connect(id->cm_id, &param);
+	/* no REQ went out: the id may connect again */
+	if (ret)
+		atomic_set(&id->conn_end, RDMACHAN_CONN_NONE);
+unlock:
 	rdmachan_cm_id_unlock(id);
 	return ret;
 }
 
 /*
- * The CM call answering the connection comes once, at the right end; a
- * failed one answers too, as the CM then rejects the connection itself.
+ * The CM call answering the connection comes once, at the right end and
+ * when there is something to answer; a failed one answers too, as the CM
+ * then rejects the connection itself.
  */
 static int rdmachan_cm_answer_begin(struct rdmachan_cm_id *id,
 				    enum rdmachan_conn_end end)
 {
-	if (id->conn_end != end)
+	if (atomic_cmpxchg(&id->conn_end, end, RDMACHAN_CONN_ANSWERED) != end)
 		return -EINVAL;
-	id->conn_end = RDMACHAN_CONN_ANSWERED;
 	return 0;
 }
 
@@ -519,8 +531,11 @@ int rdmachan_cmd_establish(struct rdmachan_call *call, void *arg)
 	id = rdmachan_cm_id_lock(call->file, cmd->handle);
 	if (IS_ERR(id))
 		return PTR_ERR(id);
-	/* On the active side, an accept without parameters sends the RTU. */
-	ret = rdmachan_cm_answer_begin(id, RDMACHAN_CONN_ACTIVE);
+	/*
+	 * On the active side, an accept without parameters sends the RTU;
+	 * before the REP came, the CM would reject with its REQ still out.
+	 */
+	ret = rdmachan_cm_answer_begin(id, RDMACHAN_CONN_REPLIED);
 	if (!ret) {
 		rdma_lock_handler(id->cm_id);
 		ret = rdma_accept(id->cm_id, NULL);

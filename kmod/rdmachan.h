@@ -150,6 +150,18 @@ struct rdmachan_context {
 
 #define RDMACHAN_CM_EVENT_TYPES	(RDMA_CM_EVENT_TIMEWAIT_EXIT + 1)
 
+enum rdmachan_conn_end {
+	RDMACHAN_CONN_NONE,
+	/* CONNECT was made, its REQ is out: nothing to answer yet */
+	RDMACHAN_CONN_ACTIVE,
+	/* CONNECT_RESPONSE came: ESTABLISH may follow once */
+	RDMACHAN_CONN_REPLIED,
+	/* made for a connect request: ACCEPT or REJECT may follow once */
+	RDMACHAN_CONN_REQUEST,
+	/* the request was answered, or the RTU sent */
+	RDMACHAN_CONN_ANSWERED,
+};
+
 /*
  * A CM id. The kernel rdma_cm_id is used under @lock and only while
  * @cm_id is set; it is torn down (rdma_destroy_id()) on destroy, on file
@@ -157,16 +169,6 @@ struct rdmachan_context {
  * @handle change only in migrate, under the CM's handler lock and both
  * files' @events_lock.
  */
-enum rdmachan_conn_end {
-	RDMACHAN_CONN_NONE,
-	/* CONNECT was made: ESTABLISH may follow once */
-	RDMACHAN_CONN_ACTIVE,
-	/* made for a connect request: ACCEPT or REJECT may follow once */
-	RDMACHAN_CONN_REQUEST,
-	/* the request was answered, or the RTU sent */
-	RDMACHAN_CONN_ANSWERED,
-};
-
 struct rdmachan_cm_id {
 	struct rdmachan_object obj;
 	struct rdmachan_file *file;
@@ -193,13 +195,15 @@ struct rdmachan_cm_id {
 	 */
 	bool addr_fixed;
 	/*
-	 * Which end of a connection the id is, and whether a connect request
-	 * was answered; under @lock. 6.1's CM answers an ACCEPT, REJECT or
-	 * ESTABLISH made at the wrong end or twice with a REJ of the
-	 * connection, and leaves the id's REQ or REP retrying: destroying
+	 * Which end of a connection the id is (an enum rdmachan_conn_end),
+	 * and whether it was answered. 6.1's CM answers an ACCEPT, REJECT or
+	 * ESTABLISH made at the wrong end, too early or twice with a REJ of
+	 * the connection, and leaves the id's REQ or REP retrying: destroying
 	 * the id then waits 70-100 s for it. The module refuses those calls.
+	 * Changed by cmpxchg: under @lock, and from ACTIVE to REPLIED by the
+	 * CM event handler, which cannot take @lock.
 	 */
-	enum rdmachan_conn_end conn_end;
+	atomic_t conn_end;
 	/* the QP made for the id; changes under @lock and the handler lock */
 	struct rdmachan_qp *qp;
 	/* joins the CM may still report, each with a reference; under @lock */

@@ -617,8 +617,13 @@ struct rdmachan_resolve_addr {
  * (rdma_establish(): completes a connection after
  * RDMA_CM_EVENT_CONNECT_RESPONSE) and _NOTIFY.
  *
- * ESTABLISH is EINVAL on an id that did not CONNECT, or once it was made:
- * the RDMA CM would answer it with a reject of the connection.
+ * ESTABLISH is EINVAL on an id that did not CONNECT, before the id's
+ * RDMA_CM_EVENT_CONNECT_RESPONSE came (the module takes the event, read
+ * or not; an id with a QP gets ESTABLISHED instead, and no ESTABLISH), or
+ * once it was made: the RDMA CM would answer it with a reject of the
+ * connection, and leave the id's REQ retrying for a minute or more before
+ * the id could be destroyed. CONNECT is EINVAL on an id that connected or
+ * was made for a connect request (the RDMA CM refuses it too).
  */
 struct rdmachan_id_cmd {
 	__u32 size;
