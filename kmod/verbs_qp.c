@@ -101,33 +101,55 @@ int rdmachan_qp_flush(struct rdmachan_verbs_obj *v)
 	return 0;
 }
 
-static void rdmachan_qp_unbind(struct rdmachan_qp *qp)
+/*
+ * The CM id @qp is bound to, with a reference and its @lock held, or NULL
+ * when it is not bound. The binding may have gone before the lock was
+ * taken: *@bound says whether @qp is still the id's QP, which implies the
+ * id still has its rdma_cm_id. Undone by rdmachan_qp_unlock_bound_id().
+ */
+static struct rdmachan_cm_id *rdmachan_qp_lock_bound_id(struct rdmachan_qp *qp,
+							bool *bound)
 {
 	struct rdmachan_cm_id *id;
-	bool unbound = false;
 
 	spin_lock(&qp->bind_lock);
 	id = qp->cm_id;
 	if (id)
 		kref_get(&id->obj.ref);
 	spin_unlock(&qp->bind_lock);
+	*bound = false;
+	if (!id)
+		return NULL;
+	mutex_lock(&id->lock);
+	*bound = id->qp == qp;
+	return id;
+}
+
+static void rdmachan_qp_unlock_bound_id(struct rdmachan_cm_id *id)
+{
+	mutex_unlock(&id->lock);
+	rdmachan_object_put(&id->obj);
+}
+
+static void rdmachan_qp_unbind(struct rdmachan_qp *qp)
+{
+	struct rdmachan_cm_id *id;
+	bool bound;
+
+	id = rdmachan_qp_lock_bound_id(qp, &bound);
 	if (!id)
 		return;
-
-	mutex_lock(&id->lock);
-	/* Bound implies the id still has its rdma_cm_id. */
-	if (id->qp == qp) {
+	if (bound) {
 		rdma_lock_handler(id->cm_id);
 		rdmachan_cm_unbind_qp(id, true);
 		rdma_unlock_handler(id->cm_id);
-		unbound = true;
 	}
-	mutex_unlock(&id->lock);
-	if (unbound) {
+	rdmachan_qp_unlock_bound_id(id);
+	if (bound) {
+		/* the binding's references, now ours */
 		rdmachan_object_put(&qp->v.obj);
 		rdmachan_object_put(&id->obj);
 	}
-	rdmachan_object_put(&id->obj);
 }
 
 /* Its completions may outlive it in its CQs: they keep its number. */
@@ -540,31 +562,19 @@ static int rdmachan_qp_modify(struct rdmachan_qp *qp, struct ib_qp_attr *attr,
 			      u32 mask)
 {
 	struct rdmachan_cm_id *id;
-	bool handler_locked = false;
+	bool bound;
 	int ret;
 
-	spin_lock(&qp->bind_lock);
-	id = qp->cm_id;
-	if (id)
-		kref_get(&id->obj.ref);
-	spin_unlock(&qp->bind_lock);
-	if (id) {
-		mutex_lock(&id->lock);
-		/* Bound implies the id still has its rdma_cm_id. */
-		if (id->qp == qp) {
-			rdma_lock_handler(id->cm_id);
-			handler_locked = true;
-		}
-	}
+	id = rdmachan_qp_lock_bound_id(qp, &bound);
+	if (bound)
+		rdma_lock_handler(id->cm_id);
 	mutex_lock(&qp->modify_lock);
 	ret = ib_modify_qp(qp->ib, attr, mask);
 	mutex_unlock(&qp->modify_lock);
-	if (id) {
-		if (handler_locked)
-			rdma_unlock_handler(id->cm_id);
-		mutex_unlock(&id->lock);
-		rdmachan_object_put(&id->obj);
-	}
+	if (bound)
+		rdma_unlock_handler(id->cm_id);
+	if (id)
+		rdmachan_qp_unlock_bound_id(id);
 	return ret;
 }
 
