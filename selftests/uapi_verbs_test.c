@@ -1229,6 +1229,11 @@ static void cm_connect_pair(struct __test_metadata *_metadata,
 	/* the CM moved it to INIT */
 	EXPECT_EQ(IBV_QPS_INIT, raw_qp_state(c->fd, c->qp));
 	ASSERT_EQ(0, raw_connect(c->fd, RDMACHAN_IOC_CONNECT, c->id, NULL));
+	/*
+	 * ESTABLISH before the REP came: EINVAL, where 6.1's CM would fail
+	 * the RTU and reject, with its REQ still retrying.
+	 */
+	EXPECT_EQ(EINVAL, raw_id_cmd(c->fd, RDMACHAN_IOC_ESTABLISH, c->id, 0));
 	ASSERT_EQ(0, raw_expect(srv->fd, *listen,
 				RDMA_CM_EVENT_CONNECT_REQUEST, &ev));
 	EXPECT_EQ(c->qpn, ev.qp_num);
@@ -1238,6 +1243,8 @@ static void cm_connect_pair(struct __test_metadata *_metadata,
 	/* ESTABLISHED, not CONNECT_RESPONSE: the CM finished it */
 	ASSERT_EQ(0, raw_expect(c->fd, c->id, RDMA_CM_EVENT_ESTABLISHED, &ev));
 	EXPECT_EQ(srv->qpn, ev.qp_num);
+	/* and sent the RTU itself: nothing is left to establish */
+	EXPECT_EQ(EINVAL, raw_id_cmd(c->fd, RDMACHAN_IOC_ESTABLISH, c->id, 0));
 	ASSERT_EQ(0, raw_expect(srv->fd, srv->id, RDMA_CM_EVENT_ESTABLISHED,
 				NULL));
 	EXPECT_EQ(IBV_QPS_RTS, raw_qp_state(c->fd, c->qp));
