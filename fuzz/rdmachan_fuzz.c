@@ -3500,7 +3500,6 @@ static void worker_main(int index, int gen, u64 seed, int nthr, u64 end_ns)
 		.sa_sigaction = on_crash,
 		.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_NODEFER,
 	};
-	void *frame;
 	struct sigaction sa = { .sa_handler = on_sigusr1 };
 	struct worker *w;
 	struct timespec ts;
@@ -3512,8 +3511,6 @@ static void worker_main(int index, int gen, u64 seed, int nthr, u64 end_ns)
 	if (!w)
 		_exit(3);
 	crash_worker = w;
-	/* loads what backtrace() needs now, not in the handler */
-	backtrace(&frame, 1);
 	sigaction(SIGSEGV, &crash, NULL);
 	sigaction(SIGBUS, &crash, NULL);
 	w->index = index;
@@ -4134,6 +4131,7 @@ int main(int argc, char **argv)
 	struct counters before = {}, after = {};
 	bool have_counters, counters_ok = true, kills = true;
 	u64 start, next_kill, krng, seconds = 60;
+	void *frame;
 	int opt, i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -4227,6 +4225,14 @@ int main(int argc, char **argv)
 	run_end = start + seconds * NSEC;
 	krng = master_seed ^ 0x5a5a5a5a;
 	next_kill = kills ? start + (1000 + splitmix(&krng) % 5000) * MSEC : 0;
+	/*
+	 * Loads what the crash handler's backtrace() needs before any fork.
+	 * A worker killed with fail-nth armed makes its exit's allocations
+	 * fail; were libgcc_s mapped by the worker alone, its last close is
+	 * then a failed 9p clunk, and the guest's 9p root server keeps a
+	 * fid the client reuses: every later lookup there fails EINVAL.
+	 */
+	backtrace(&frame, 1);
 	for (i = 0; i < nworkers; i++)
 		spawn(i);
 	while (now_ns() < run_end) {
