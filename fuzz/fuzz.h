@@ -310,8 +310,8 @@ struct vobj {
 	u64 iova, len;
 	u32 lkey, rkey, access;
 	/*
-	 * CQ: its channel (index in the worker's, -1 none, -2 closed), its
-	 * user_context, events taken and not acked, armed at least once
+	 * CQ: its channel (index i in the worker's, -1 none, -2 - i: i closed),
+	 * its user_context, events taken and not acked, armed at least once
 	 */
 	int chan;
 	u64 tag;

@@ -2999,8 +2999,11 @@ static void act_migrate(struct thr *t)
 		untrap(sf, h);
 	}
 out:
-	if (o && !benign(&c))
-		o->dying = false;
+	/*
+	 * Only a benign call marked the id dying, and undid that above; a
+	 * faulty one leaves the mark alone: it is a racing destroy's or
+	 * migrate's, still in the kernel.
+	 */
 	unpin(df);
 	unpin(sf);
 }

@@ -678,7 +678,7 @@ static void act_close_channel(struct thr *t)
 			struct vobj *o = &w->files[fi].vobjs[i];
 
 			if (o->used && o->kind == V_CQ && o->chan == idx)
-				o->chan = -2;
+				o->chan = -2 - idx;
 		}
 }
 
@@ -1977,7 +1977,13 @@ static void act_get_cq_event(struct thr *t)
 		     (unsigned long long)a->out_user_context);
 		return;
 	}
-	if (cq->handle != a->out_cq || cq->chan != (int)(ch - w->chans) ||
+	/*
+	 * A call blocked on the channel when it was closed holds its file:
+	 * the release comes after the call, so an event may still arrive.
+	 */
+	if (cq->handle != a->out_cq ||
+	    (cq->chan != (int)(ch - w->chans) &&
+	     !(c.blocking && cq->chan == -2 - (int)(ch - w->chans))) ||
 	    !cq->armed)
 		fail(t, "%s: event of CQ %u for CQ %u on channel %d (this is %d), %sarmed",
 		     c.desc, a->out_cq, cq->handle, cq->chan,
