@@ -102,6 +102,8 @@ static int rdmachan_cm_connect_request(struct rdmachan_cm_id *listen,
 	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
 	if (!entry)
 		goto err_backlog;
+	/* The new id's handle and the request go to one file. */
+	mutex_lock(&listen->request_lock);
 	entry->new_id = rdmachan_cm_id_new_child(listen, cm_id);
 	if (!entry->new_id)
 		goto err_entry;
@@ -109,9 +111,11 @@ static int rdmachan_cm_connect_request(struct rdmachan_cm_id *listen,
 	entry->id = listen;
 	rdmachan_cm_fill_event(&entry->uevent, cm_id, event);
 	rdmachan_cm_queue(listen->file, entry);
+	mutex_unlock(&listen->request_lock);
 	return 0;
 
 err_entry:
+	mutex_unlock(&listen->request_lock);
 	kfree(entry);
 err_backlog:
 	atomic_inc(&listen->backlog);

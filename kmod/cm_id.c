@@ -24,6 +24,7 @@ static void rdmachan_cm_id_free(struct rdmachan_object *obj)
 
 	WARN_ON(id->cm_id || id->qp);
 	mutex_destroy(&id->lock);
+	mutex_destroy(&id->request_lock);
 	kfree_rcu(id, obj.rcu);
 	rdmachan_count_dec(RDMACHAN_COUNT_CM_IDS);
 }
@@ -103,6 +104,7 @@ static struct rdmachan_cm_id *rdmachan_cm_id_alloc(struct rdmachan_file *file,
 	id->obj.destroy = rdmachan_cm_id_destroy;
 	id->file = file;
 	mutex_init(&id->lock);
+	mutex_init(&id->request_lock);
 	INIT_WORK(&id->removal_work, rdmachan_cm_removal_work);
 	spin_lock_init(&id->ack_lock);
 	init_waitqueue_head(&id->ack_wait);
@@ -774,6 +776,7 @@ int rdmachan_cmd_migrate_id(struct rdmachan_call *call, void *arg)
 		goto out_unlock;
 	}
 	rdma_lock_handler(id->cm_id);
+	mutex_lock(&id->request_lock);
 	/* Lock order: the file of lower address first. */
 	if (old_file < new_file) {
 		spin_lock(&old_file->events_lock);
@@ -811,6 +814,7 @@ int rdmachan_cmd_migrate_id(struct rdmachan_call *call, void *arg)
 	}
 	spin_unlock(&old_file->events_lock);
 	spin_unlock(&new_file->events_lock);
+	mutex_unlock(&id->request_lock);
 	rdma_unlock_handler(id->cm_id);
 	if (ret)
 		goto out_unlock;

@@ -180,6 +180,13 @@ struct rdmachan_cm_id {
 	struct work_struct removal_work;
 	/* connect requests that may still be queued on a listener */
 	atomic_t backlog;
+	/*
+	 * A listener's connect requests get their new id and are queued under
+	 * it, and a migrate moves the id under it: a wildcard listener's
+	 * requests come through the CM's listen id of each device, whose
+	 * handler lock is not this id's.
+	 */
+	struct mutex request_lock;
 	/* set under file->events_lock: no more events are queued or read */
 	bool dead;
 	/* events being read or read and not yet acknowledged, under @ack_lock */

@@ -338,4 +338,126 @@ TEST_F_TIMEOUT(migrate, destroy_on_old_file_races_migrate, 240)
 	EXPECT_EQ(0, bad);
 }
 
+struct listener_mover {
+	int fd[2];
+	__u32 handle[2];
+	atomic_int where;	/* the file the listener is in */
+	atomic_bool stop;
+	unsigned int moves;
+};
+
+/* Moves the listener back and forth between the files until told to stop. */
+static void *move_main(void *p)
+{
+	struct listener_mover *m = p;
+
+	while (!atomic_load(&m->stop)) {
+		int from = atomic_load(&m->where);
+		__u32 h = 0;
+
+		/* EBUSY while a request waits on the listener's file */
+		if (migrate(m->fd[!from], m->fd[from], m->handle[from], &h))
+			continue;
+		m->handle[!from] = h;
+		atomic_store(&m->where, !from);
+		m->moves++;
+	}
+	return NULL;
+}
+
+/*
+ * Events of @fd, without waiting: each connect request's new id must be
+ * an id of the file the request is read from, and destroying it there
+ * rejects the request.
+ */
+static unsigned int take_requests(int fd, int file, unsigned int *bad)
+{
+	struct rdmachan_cm_event ev;
+	unsigned int n = 0;
+
+	while (!raw_get_event(fd, &ev, 0)) {
+		if (raw_ack(fd, &ev.event_handle, 1))
+			(*bad)++;
+		if (ev.event != RDMA_CM_EVENT_CONNECT_REQUEST)
+			continue;
+		n++;
+		if (raw_destroy(fd, ev.new_id_handle)) {
+			fprintf(stderr, "# request read on file %d: its new id %u is not there\n",
+				file, ev.new_id_handle);
+			(*bad)++;
+		}
+	}
+	return n;
+}
+
+/*
+ * A wildcard listener's requests come through the CM's listen id of each
+ * device, not through the listener's own, while the listener moves from
+ * file to file: each request is read once, in one file, with its new id
+ * there, and every client gets its answer.
+ */
+TEST_F_TIMEOUT(migrate, wildcard_listener_moves_while_requests_come, 300)
+{
+	struct listener_mover m = { .fd = { self->r.fd[0], self->r.fd[1] } };
+	struct rdmachan_bind_addr bind = { .size = sizeof(bind) };
+	struct sockaddr_in *sin = (struct sockaddr_in *)&bind.addr;
+	unsigned int clients = 150, requests = 0, bad = 0, i;
+	int cfd = open("/dev/rdmachan", O_RDWR | O_CLOEXEC);
+	struct rdmachan_cm_event ev = {};
+	pthread_t mover;
+	__u16 port;
+
+	ASSERT_LE(0, cfd);
+	ASSERT_EQ(0, raw_create_id(m.fd[0], RDMA_PS_TCP, 1, &m.handle[0]));
+	bind.handle = m.handle[0];
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = htonl(INADDR_ANY);
+	ASSERT_EQ(0, ioctl(m.fd[0], RDMACHAN_IOC_BIND_ADDR, &bind));
+	port = ((struct sockaddr_in *)&bind.out_route.src_addr)->sin_port;
+	ASSERT_EQ(0, raw_id_cmd(m.fd[0], RDMACHAN_IOC_LISTEN, m.handle[0], 64));
+	pthread_create(&mover, NULL, move_main, &m);
+
+	for (i = 0; i < clients; i++) {
+		__u32 c = 0;
+
+		ASSERT_EQ(0, raw_create_id(cfd, RDMA_PS_TCP, 0, &c));
+		ASSERT_EQ(0, raw_resolve_addr(cfd, c, port));
+		ASSERT_EQ(0, raw_expect(cfd, c, RDMA_CM_EVENT_ADDR_RESOLVED, NULL));
+		ASSERT_EQ(0, raw_id_cmd(cfd, RDMACHAN_IOC_RESOLVE_ROUTE, c, 2000));
+		ASSERT_EQ(0, raw_expect(cfd, c, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL));
+		ASSERT_EQ(0, raw_connect(cfd, RDMACHAN_IOC_CONNECT, c, NULL));
+		/* one request at a time: a queued one keeps the listener put */
+		for (;;) {
+			unsigned int got = take_requests(m.fd[0], 0, &bad) +
+					   take_requests(m.fd[1], 1, &bad);
+
+			requests += got;
+			if (got)
+				break;
+			/* an answer with no request read: it was lost */
+			if (!raw_get_event(cfd, &ev, 0)) {
+				EXPECT_EQ(0, raw_ack(cfd, &ev.event_handle, 1));
+				TH_LOG("client %u: event %u before its request",
+				       i, ev.event);
+				break;
+			}
+		}
+		/* the client's answer: REJECTED, from the destroyed new id */
+		if (ev.id_handle != c)
+			EXPECT_EQ(0, raw_expect(cfd, c, RDMA_CM_EVENT_REJECTED,
+						NULL));
+		ev.id_handle = 0;
+		ASSERT_EQ(0, raw_destroy(cfd, c));
+	}
+	atomic_store(&m.stop, true);
+	pthread_join(mover, NULL);
+	printf("# %u requests, listener moved %u times, %u bad\n",
+	       requests, m.moves, bad);
+	EXPECT_EQ(clients, requests);
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(0, raw_destroy(m.fd[atomic_load(&m.where)],
+				 m.handle[atomic_load(&m.where)]));
+	close(cfd);
+}
+
 TEST_HARNESS_MAIN
