@@ -1240,7 +1240,12 @@ static bool modify_qp(struct thr *t, int fi, struct mfile *f, struct vobj *qp)
 		next = qp_next(t, qp, a);
 		/* checked below: another thread may move it meanwhile */
 		c.ok = ES(0, EINVAL);
-		strict = qp->qpt == IBV_QPT_UD && !qp->busy;
+		/*
+		 * rxe refuses to leave SQD but for ERR until the drain it
+		 * started in the background is over.
+		 */
+		strict = qp->qpt == IBV_QPT_UD && !qp->busy &&
+			 qp->qps != QPS_SQD;
 	}
 	if (chance(t, 15)) {
 		c.fault = F_VALUE;
