@@ -944,7 +944,8 @@ static void qp_model(struct vobj *o, const struct rdmachan_create_qp *a,
 }
 
 /* A CM id of this worker the QP may be for, and its file's fd. */
-static struct mobj *pick_cm_id(struct thr *t, int *fd, u32 *qpt)
+static struct mobj *pick_cm_id(struct thr *t, struct mfile **idf, int *fd,
+			       u32 *qpt)
 {
 	struct mfile *f;
 	struct mobj *id;
@@ -958,6 +959,7 @@ static struct mobj *pick_cm_id(struct thr *t, int *fd, u32 *qpt)
 		      1u << S_CONNECTED | 1u << S_LISTEN, false);
 	if (!id)
 		return NULL;
+	*idf = f;
 	*fd = pick_fd(t, f);
 	*qpt = id->ps == RDMA_PS_TCP ? IBV_QPT_RC :
 	       id->ps == RDMA_PS_IB && chance(t, 50) ? IBV_QPT_RC : IBV_QPT_UD;
@@ -969,7 +971,7 @@ static void act_create_qp(struct thr *t)
 	struct rdmachan_create_qp *a;
 	struct vobj *pd, *scq, *rcq, *srq = NULL, *o;
 	struct mobj *id = NULL;
-	struct mfile *f;
+	struct mfile *f, *idf = NULL;
 	struct call c;
 	int fi = pick_vfile(t, &f), cm_fd = -1, h;
 	u32 cm_qpt = 0;
@@ -985,7 +987,7 @@ static void act_create_qp(struct thr *t)
 	if (chance(t, 20))
 		srq = vobj_pick(t, f, V_SRQ, true);
 	if (chance(t, 20))
-		id = pick_cm_id(t, &cm_fd, &cm_qpt);
+		id = pick_cm_id(t, &idf, &cm_fd, &cm_qpt);
 	call_init(&c, RDMACHAN_CMD_CREATE_QP, fi, f->gen, pick_fd(t, f));
 	a = &c.a.create_qp;
 	a->pd = pd->handle;
@@ -1075,8 +1077,13 @@ static void act_create_qp(struct thr *t)
 	name(&c, rcq);
 	name(&c, srq);
 	pin(f);
+	/* the id's file stays open: its fd is EBADF once closed */
+	if (idf)
+		pin(idf);
 	inject(t, &c, f);
 	do_call(t, &c, 0, 0);
+	if (idf)
+		unpin(idf);
 	unname(f, &c);
 	if (own_cm_fd && c.ret && c.err == EINVAL && !c.closing)
 		fail(t, "%s: cm_fd %d of an open file, got EINVAL", c.desc,
