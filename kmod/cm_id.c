@@ -395,7 +395,14 @@ int rdmachan_cmd_resolve_route(struct rdmachan_call *call, void *arg)
 	id = rdmachan_cm_id_lock(call->file, cmd->handle);
 	if (IS_ERR(id))
 		return PTR_ERR(id);
+	/*
+	 * 6.1's address handler makes the id ADDR_RESOLVED before it finds
+	 * the device, under the handler lock: without it, the route would
+	 * be resolved on no device (a NULL dereference in the CM).
+	 */
+	rdma_lock_handler(id->cm_id);
 	ret = rdma_resolve_route(id->cm_id, cmd->value);
+	rdma_unlock_handler(id->cm_id);
 	if (!ret)
 		WRITE_ONCE(id->addr_fixed, true);
 	rdmachan_cm_id_unlock(id);
