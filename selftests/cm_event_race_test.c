@@ -1,13 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Races of GET_EVENTS with a destroy of the id whose event it is handing
- * out, made deterministic with userfaultfd: the copy of the event into
- * the caller's buffer stops on a page fault until the destroy has begun.
+ * Races of user calls with the CM's own work on the same id.
+ *
+ * GET_EVENTS against a destroy of the id whose event it is handing out,
+ * made deterministic with userfaultfd: the copy of the event into the
+ * caller's buffer stops on a page fault until the destroy has begun.
  * Such an event is dropped, not read, and the count the caller gets must
  * say so (the module once left it counting the dropped event).
+ *
+ * RESOLVE_ROUTE against an address resolution that fails to find an RDMA
+ * device: 6.1's CM shows the id as ADDR_RESOLVED, with no device, for the
+ * moment it looks for one (the module once oopsed in that moment).
  */
 #include <linux/userfaultfd.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -128,6 +135,101 @@ TEST(event_of_id_destroyed_while_copied_out_is_not_counted)
 	close(fd);
 	close(uffd);
 	munmap(mem, 2 * page);
+}
+
+struct route_caller {
+	int fd;
+	__u32 handle;
+	atomic_bool stop;
+	unsigned long calls, refused;
+	int unexpected;
+};
+
+static void *resolve_route_until_stopped(void *arg)
+{
+	struct route_caller *c = arg;
+	int ret;
+
+	while (!atomic_load(&c->stop)) {
+		ret = raw_id_cmd(c->fd, RDMACHAN_IOC_RESOLVE_ROUTE, c->handle,
+				 1000);
+		c->calls++;
+		if (ret == EINVAL)
+			c->refused++;
+		else if (!c->unexpected)
+			c->unexpected = ret ? ret : -1;
+	}
+	return NULL;
+}
+
+#define ROUTE_RACE_ROUNDS 1000
+
+FIXTURE(no_rdma_netdev) {
+	int unused;
+};
+
+FIXTURE_SETUP(no_rdma_netdev)
+{
+	run_cmd("ip link del cmtr0 2>/dev/null");
+	ASSERT_EQ(0, run_cmd("ip link add cmtr0 type dummy && "
+			     "ip addr add 10.82.0.1/24 dev cmtr0 && "
+			     "ip link set cmtr0 up"));
+}
+
+FIXTURE_TEARDOWN(no_rdma_netdev)
+{
+	run_cmd("ip link del cmtr0 2>/dev/null");
+}
+
+/*
+ * One thread resolves the route without pause while the other resolves,
+ * again and again, an address whose netdev has no RDMA device. The route
+ * is always refused (there is never a device), and each resolution ends
+ * in its ADDR_ERROR.
+ */
+TEST_F_TIMEOUT(no_rdma_netdev, route_resolution_races_failing_address_resolution,
+	       180)
+{
+	struct rdmachan_resolve_addr resolve = {
+		.size = sizeof(resolve), .timeout_ms = 2000,
+	};
+	struct sockaddr_in *dst = (struct sockaddr_in *)&resolve.dst_addr;
+	struct route_caller c = {};
+	struct rdmachan_cm_event ev;
+	int round, errors = 0;
+	pthread_t t;
+
+	c.fd = open("/dev/rdmachan", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, c.fd);
+	ASSERT_EQ(0, raw_create_id(c.fd, RDMA_PS_TCP, 0, &c.handle));
+	dst->sin_family = AF_INET;
+	dst->sin_port = htons(7471);
+	inet_pton(AF_INET, "10.82.0.2", &dst->sin_addr);
+	resolve.handle = c.handle;
+	ASSERT_EQ(0, pthread_create(&t, NULL, resolve_route_until_stopped, &c));
+	for (round = 0; round < ROUTE_RACE_ROUNDS; round++) {
+		if (ioctl(c.fd, RDMACHAN_IOC_RESOLVE_ADDR, &resolve)) {
+			EXPECT_EQ(0, errno);
+			break;
+		}
+		if (raw_get_event(c.fd, &ev, 5000)) {
+			EXPECT_TRUE(false) TH_LOG("round %d: no event", round);
+			break;
+		}
+		EXPECT_EQ(0, raw_ack(c.fd, &ev.event_handle, 1));
+		if (ev.event != RDMA_CM_EVENT_ADDR_ERROR || ev.status != -ENODEV)
+			errors++;
+	}
+	atomic_store(&c.stop, true);
+	pthread_join(t, NULL);
+	TH_LOG("%d resolutions, %lu route calls", round, c.calls);
+	EXPECT_EQ(ROUTE_RACE_ROUNDS, round);
+	EXPECT_EQ(0, errors);
+	EXPECT_EQ(0, c.unexpected);
+	EXPECT_LT(0, c.calls);
+	EXPECT_EQ(c.calls, c.refused);
+	EXPECT_EQ(0, raw_destroy(c.fd, c.handle));
+	close(c.fd);
 }
 
 TEST_HARNESS_MAIN
