@@ -424,6 +424,8 @@ struct thr {
 	u8 *argmap, *bufmap, *rw_view, *ro_view;
 	u64 ncalls;
 	int cur_fi, cur_src_fi, cur_cmd;
+	/* the call this thread is in, under the worker's lock */
+	const struct call *cur_call;
 	/* /proc/thread-self/fail-nth, or -1 */
 	int nth_fd;
 	/* the next action is about this id, the plausible way */

@@ -436,6 +436,17 @@ void journal_dump(struct worker *w, int fi)
 		snprintf(line, sizeof(line), "rdmachan-fuzz:     %s\n", l);
 		put_str(2, line);
 	}
+	/* the calls other threads are still in: often the other half of a race */
+	for (i = 0; i < (u32)w->nthr; i++) {
+		const struct call *c = w->thr[i].cur_call;
+
+		if (!c)
+			continue;
+		snprintf(line, sizeof(line),
+			 "rdmachan-fuzz:     t%u seq %u- in flight: %s\n", i,
+			 c->start_seq, c->desc);
+		put_str(2, line);
+	}
 }
 
 u32 hist_get(struct mfile *f, u32 h)
@@ -1159,10 +1170,12 @@ void do_call(struct thr *t, struct call *c, int may_block, u64 timer_ns)
 	t->ncalls++;
 	t->cur_fi = c->fi;
 	t->cur_cmd = c->cmd;
-	unlock(w);
-
+	/* under the lock, so that a journal dump can show the call in flight */
 	place(t, c);
 	describe(t, c);
+	t->cur_call = c;
+	unlock(w);
+
 	slot_begin(t, c, may_block);
 	if (c->blocking)
 		arm_timer(t, timer_ns);
@@ -1199,6 +1212,7 @@ void do_call(struct thr *t, struct call *c, int may_block, u64 timer_ns)
 
 	lock(w);
 	t->cur_cmd = -1;
+	t->cur_call = NULL;
 	c->closing = f && (f->gen != c->gen || f->state != FS_OPEN);
 	e = c->ret ? c->err : 0;
 	journal(w, "t%d seq %u-%u %s -> %s%s", t->idx, c->start_seq, w->seq,
