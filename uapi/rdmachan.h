@@ -700,7 +700,9 @@ struct rdmachan_reject {
  * after it took the acks (a signal interrupted the wait, no memory, a bad
  * @events pointer), the acks are done and @num_acks is set to 0 in the
  * caller's struct, so a restarted call does not repeat them. Events that
- * could not be written out stay queued.
+ * could not be written out stay queued. An event whose id is destroyed
+ * while it is being written out is dropped and not counted, so the
+ * element just past the last one counted may hold it.
  *
  * RDMACHAN_IOC_ACK_EVENTS takes the same struct and only acknowledges:
  * @events, @event_size and @max_events must be 0 there.
