@@ -83,9 +83,15 @@ static void rdmachan_cm_fill_event(struct rdmachan_cm_event *uevent,
 static void rdmachan_cm_queue(struct rdmachan_file *file,
 			      struct rdmachan_cm_event_entry *entry)
 {
+	u32 type = entry->uevent.event;
+
 	rdmachan_count_inc(RDMACHAN_COUNT_CM_EVENTS);
 	spin_lock(&file->events_lock);
 	list_add_tail(&entry->list, &file->events);
+	/* Whoever sees the resolution over finds its event queued. */
+	if (type == RDMA_CM_EVENT_ADDR_RESOLVED ||
+	    type == RDMA_CM_EVENT_ADDR_ERROR)
+		WRITE_ONCE(entry->id->addr_resolving, false);
 	spin_unlock(&file->events_lock);
 	wake_up_interruptible(&file->events_wait);
 }
@@ -167,8 +173,12 @@ int rdmachan_cm_event_handler(struct rdma_cm_id *cm_id,
 			       RDMACHAN_CONN_REPLIED);
 		break;
 	case RDMA_CM_EVENT_ADDR_ERROR:
-		/* The CM is back where it takes rdma_resolve_addr(). */
-		WRITE_ONCE(id->addr_fixed, false);
+		/*
+		 * The CM is back where it takes rdma_resolve_addr(), unless
+		 * this error is a SIDR reply's, which leaves the id connecting.
+		 */
+		if (READ_ONCE(id->addr_resolving))
+			WRITE_ONCE(id->addr_fixed, false);
 		break;
 	default:
 		break;

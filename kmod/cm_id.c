@@ -50,9 +50,17 @@ static void rdmachan_cm_id_teardown(struct rdmachan_cm_id *id)
 	list_splice_init(&id->mcasts, &mcasts);
 	id->cm_id = NULL;
 	mutex_unlock(&id->lock);
-	/* Waits for running handlers; no event is reported after it. */
-	if (cm_id)
+	if (cm_id) {
+		/*
+		 * 6.1's device removal cancels an address request by the
+		 * state it saw, and rdma_destroy_id() not at all after it: a
+		 * request RESOLVE_ADDR queued meanwhile would outlive the id.
+		 * Not under the handler lock: a running request takes it.
+		 */
+		rdma_addr_cancel(&cm_id->route.addr.dev_addr);
+		/* Waits for running handlers; no event is reported after it. */
 		rdma_destroy_id(cm_id);
+	}
 	list_for_each_entry_safe(mc, tmp, &mcasts, id_entry) {
 		list_del_init(&mc->id_entry);
 		rdmachan_mcast_put(mc);
@@ -374,11 +382,14 @@ int rdmachan_cmd_resolve_addr(struct rdmachan_call *call, void *arg)
 	} else {
 		/* Before the call: its ADDR_ERROR may come before it returns. */
 		WRITE_ONCE(id->addr_fixed, true);
+		WRITE_ONCE(id->addr_resolving, true);
 		ret = rdma_resolve_addr(id->cm_id, src,
 					(struct sockaddr *)&cmd->dst_addr,
 					cmd->timeout_ms);
-		if (ret)
+		if (ret) {
+			WRITE_ONCE(id->addr_resolving, false);
 			WRITE_ONCE(id->addr_fixed, false);
+		}
 	}
 	rdmachan_cm_id_unlock(id);
 	return ret;
@@ -420,10 +431,15 @@ int rdmachan_cmd_listen(struct rdmachan_call *call, void *arg)
 	id = rdmachan_cm_id_lock(call->file, cmd->handle);
 	if (IS_ERR(id))
 		return PTR_ERR(id);
+	if (READ_ONCE(id->addr_resolving)) {
+		ret = -EINVAL;
+		goto out;
+	}
 	atomic_set(&id->backlog, backlog);
 	ret = rdma_listen(id->cm_id, backlog);
 	if (!ret)
 		WRITE_ONCE(id->addr_fixed, true);
+out:
 	rdmachan_cm_id_unlock(id);
 	return ret;
 }
@@ -683,7 +699,10 @@ int rdmachan_cmd_init_qp_attr(struct rdmachan_call *call, void *arg)
 		goto out;
 	}
 	attr.qp_state = cmd->qp_state;
+	/* The CM's handlers write what it reads (the qkey of a UD id). */
+	rdma_lock_handler(id->cm_id);
 	ret = rdma_init_qp_attr(id->cm_id, &attr, &mask);
+	rdma_unlock_handler(id->cm_id);
 	if (ret)
 		goto out;
 	cmd->out_attr_mask = mask;

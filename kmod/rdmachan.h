@@ -202,6 +202,13 @@ struct rdmachan_cm_id {
 	 */
 	bool addr_fixed;
 	/*
+	 * RESOLVE_ADDR's resolution has not been reported yet: set under
+	 * @lock, cleared when its ADDR_RESOLVED or ADDR_ERROR is queued.
+	 * 6.1's CM takes rdma_listen() between its failure and the event,
+	 * so LISTEN is refused meanwhile.
+	 */
+	bool addr_resolving;
+	/*
 	 * Which end of a connection the id is (an enum rdmachan_conn_end),
 	 * and whether it was answered. 6.1's CM answers an ACCEPT, REJECT or
 	 * ESTABLISH made at the wrong end, too early or twice with a REJ of

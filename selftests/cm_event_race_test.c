@@ -8,9 +8,10 @@
  * Such an event is dropped, not read, and the count the caller gets must
  * say so (the module once left it counting the dropped event).
  *
- * RESOLVE_ROUTE against an address resolution that fails to find an RDMA
- * device: 6.1's CM shows the id as ADDR_RESOLVED, with no device, for the
- * moment it looks for one (the module once oopsed in that moment).
+ * RESOLVE_ROUTE and LISTEN against an address resolution that fails to
+ * find an RDMA device: 6.1's CM shows the id as ADDR_RESOLVED, with no
+ * device, while it looks for one (the module once oopsed there), then as
+ * ADDR_BOUND before the ADDR_ERROR is reported (LISTEN once got in there).
  */
 #include <linux/userfaultfd.h>
 #include <pthread.h>
@@ -18,6 +19,7 @@
 #include <stddef.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 
 #include "rdmachan_cm_raw.h"
 #include "kselftest_harness.h"
@@ -230,6 +232,115 @@ TEST_F_TIMEOUT(no_rdma_netdev, route_resolution_races_failing_address_resolution
 	EXPECT_EQ(c.calls, c.refused);
 	EXPECT_EQ(0, raw_destroy(c.fd, c.handle));
 	close(c.fd);
+}
+
+static long race_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+struct listener {
+	int fd;
+	atomic_uint handle;
+	atomic_int round, done_round;
+	unsigned long calls;
+	int unexpected, event_missing;
+};
+
+/*
+ * LISTEN without pause on each round's id once its resolution is under
+ * way; when it succeeds, the resolution's event must already be queued.
+ */
+static void *listen_until_it_works(void *arg)
+{
+	struct listener *l = arg;
+	struct pollfd pfd = { .fd = l->fd, .events = POLLIN };
+	int ret, round;
+
+	/* -2: no round yet, -1: stop */
+	while ((round = atomic_load(&l->round)) != -1) {
+		if (round < 0 || round == atomic_load(&l->done_round))
+			continue;
+		ret = raw_id_cmd(l->fd, RDMACHAN_IOC_LISTEN,
+				 atomic_load(&l->handle), 1);
+		l->calls++;
+		if (ret == EINVAL)
+			continue;
+		if (ret && !l->unexpected)
+			l->unexpected = ret;
+		if (!ret && poll(&pfd, 1, 0) != 1)
+			l->event_missing++;
+		atomic_store(&l->done_round, round);
+	}
+	return NULL;
+}
+
+/*
+ * An id that has asked for its address cannot listen until the answer is
+ * queued (here ADDR_ERROR: the netdev has no RDMA device); then it can.
+ */
+TEST_F_TIMEOUT(no_rdma_netdev, listen_waits_for_failing_address_resolution, 180)
+{
+	struct rdmachan_resolve_addr resolve = {
+		.size = sizeof(resolve), .timeout_ms = 2000,
+	};
+	struct sockaddr_in *dst = (struct sockaddr_in *)&resolve.dst_addr;
+	struct listener l = { .done_round = -1 };
+	struct rdmachan_cm_event ev;
+	int round, errors = 0;
+	__u32 handle = 0;
+	pthread_t t;
+	long t0, deadline;
+
+	l.fd = open("/dev/rdmachan", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, l.fd);
+	dst->sin_family = AF_INET;
+	dst->sin_port = htons(7471);
+	inet_pton(AF_INET, "10.82.0.2", &dst->sin_addr);
+	atomic_store(&l.round, -2);
+	ASSERT_EQ(0, pthread_create(&t, NULL, listen_until_it_works, &l));
+	t0 = race_now_ms();
+	for (round = 0; round < ROUTE_RACE_ROUNDS / 4; round++) {
+		ASSERT_EQ(0, raw_create_id(l.fd, RDMA_PS_TCP, 0, &handle));
+		resolve.handle = handle;
+		if (ioctl(l.fd, RDMACHAN_IOC_RESOLVE_ADDR, &resolve)) {
+			EXPECT_EQ(0, errno);
+			break;
+		}
+		atomic_store(&l.handle, handle);
+		atomic_store(&l.round, round);
+		deadline = race_now_ms() + 5000;
+		while (atomic_load(&l.done_round) != round && !l.unexpected &&
+		       race_now_ms() < deadline)
+			usleep(100);
+		if (atomic_load(&l.done_round) != round) {
+			EXPECT_TRUE(false) TH_LOG("round %d: LISTEN never succeeded", round);
+			break;
+		}
+		if (raw_get_event(l.fd, &ev, 5000)) {
+			EXPECT_TRUE(false) TH_LOG("round %d: no event", round);
+			break;
+		}
+		EXPECT_EQ(0, raw_ack(l.fd, &ev.event_handle, 1));
+		if (ev.event != RDMA_CM_EVENT_ADDR_ERROR || ev.status != -ENODEV ||
+		    ev.id_handle != handle)
+			errors++;
+		/* a listening id does not resolve again */
+		EXPECT_EQ(EINVAL, raw_resolve_addr(l.fd, handle, htons(7471)));
+		EXPECT_EQ(0, raw_destroy(l.fd, handle));
+	}
+	atomic_store(&l.round, -1);
+	pthread_join(t, NULL);
+	TH_LOG("%d resolutions, %lu listen calls, %ld ms", round, l.calls,
+	       race_now_ms() - t0);
+	EXPECT_EQ(ROUTE_RACE_ROUNDS / 4, round);
+	EXPECT_EQ(0, errors);
+	EXPECT_EQ(0, l.unexpected);
+	EXPECT_EQ(0, l.event_missing);
+	close(l.fd);
 }
 
 TEST_HARNESS_MAIN
