@@ -623,7 +623,9 @@ struct rdmachan_resolve_addr {
  * once it was made: the RDMA CM would answer it with a reject of the
  * connection, and leave the id's REQ retrying for a minute or more before
  * the id could be destroyed. CONNECT is EINVAL on an id that connected or
- * was made for a connect request (the RDMA CM refuses it too).
+ * was made for a connect request (the RDMA CM refuses it too). LISTEN is
+ * EINVAL on an id whose RESOLVE_ADDR has not had its ADDR_RESOLVED or
+ * ADDR_ERROR queued yet.
  */
 struct rdmachan_id_cmd {
 	__u32 size;
