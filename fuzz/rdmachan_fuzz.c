@@ -1454,9 +1454,13 @@ static void take_event(struct thr *t, struct call *c, int fi, const u8 *raw,
 	if ((ev.event == RDMA_CM_EVENT_CONNECT_REQUEST) != !!ev.new_id_handle)
 		fail(t, "%s: event %u with new id handle %u", c->desc, ev.event,
 		     ev.new_id_handle);
-	if (ev_find(f, ev.event_handle) || acked_recently(f, ev.event_handle))
-		fail(t, "%s: event handle %u returned twice", c->desc,
-		     ev.event_handle);
+	if (ev_find(f, ev.event_handle) || acked_recently(f, ev.event_handle)) {
+		e = ev_find(f, ev.event_handle);
+		fail(t, "%s: event handle %u returned twice (%s, %s for id %u)",
+		     c->desc, ev.event_handle, e ? "unacked" : "acked",
+		     e ? ev_name(e->type) : "-", e ? e->id_handle : 0);
+		journal_dump(t->w, fi);
+	}
 	if (ev.new_id_handle && hist_get(f, ev.new_id_handle))
 		fail(t, "%s: connect request's new id %u was already known",
 		     c->desc, ev.new_id_handle);
