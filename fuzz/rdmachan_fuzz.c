@@ -2165,11 +2165,14 @@ static void act_id_cmd(struct thr *t, int cmd)
 				   1 + (int)rnd(t, 16);
 		break;
 	case RDMACHAN_CMD_NOTIFY:
-		c.a.id_cmd.value = rnd(t, 19);
-		if (chance(t, 10)) {
+		/* the only event the module passes on (PATH_MIG leaks in the CM) */
+		c.a.id_cmd.value = IBV_EVENT_COMM_EST;
+		if (chance(t, 15)) {
 			c.fault = F_VALUE;
-			c.a.id_cmd.value = chance(t, 50) ? 19 + (int)rnd(t, 1000) :
-					   -1 - (int)rnd(t, 1000);
+			c.a.id_cmd.value = chance(t, 30) ? 19 + (int)rnd(t, 1000) :
+					   chance(t, 30) ? -1 - (int)rnd(t, 1000) :
+					   chance(t, 50) ? IBV_EVENT_PATH_MIG :
+					   (int)rnd(t, IBV_EVENT_COMM_EST);
 			c.ok = ES(EINVAL);
 		}
 		break;

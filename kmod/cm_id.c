@@ -625,7 +625,13 @@ int rdmachan_cmd_notify(struct rdmachan_call *call, void *arg)
 	struct rdmachan_cm_id *id;
 	int ret;
 
-	if (cmd->value < 0 || cmd->value > IB_EVENT_GID_CHANGE)
+	/*
+	 * The CM refuses all but COMM_EST and PATH_MIG, and 6.1's answer to
+	 * PATH_MIG copies the alternate path's address vector over the
+	 * primary's: the primary's GID and CM device references leak (RoCE
+	 * has no alternate path) or are put twice later (IB).
+	 */
+	if (cmd->value != IB_EVENT_COMM_EST)
 		return -EINVAL;
 	id = rdmachan_cm_id_lock(call->file, cmd->handle);
 	if (IS_ERR(id))

@@ -610,7 +610,8 @@ struct rdmachan_resolve_addr {
  * @flags: must be 0
  * @handle: a CM id
  * @value: RESOLVE_ROUTE: time limit in ms; LISTEN: backlog, <= 0 for the
- *	module's maximum; NOTIFY: the IBV_EVENT_* type; DISCONNECT and
+ *	module's maximum; NOTIFY: IBV_EVENT_COMM_EST (the only one taken:
+ *	the RDMA CM's path migration leaks references); DISCONNECT and
  *	ESTABLISH: must be 0
  *
  * Used by RDMACHAN_IOC_RESOLVE_ROUTE, _LISTEN, _DISCONNECT, _ESTABLISH
