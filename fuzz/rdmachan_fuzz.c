@@ -2900,7 +2900,11 @@ static void act_destroy(struct thr *t)
 	}
 	if (twice && o)
 		o->racers--;
-	if (o && !twice && c.ret) {
+	/*
+	 * A racing destroy or migrate still in the kernel may have the
+	 * handle (this call's ENOENT): the id stays dying until it returns.
+	 */
+	if (o && !twice && c.ret && !o->racers) {
 		o->dying = false;
 		untrap(f, h);
 	}
@@ -2992,7 +2996,7 @@ static void act_migrate(struct thr *t)
 	if (!benign(&c))
 		goto out;
 	if (!c.ran) {
-		if (o) {
+		if (o && !o->racers) {
 			o->dying = false;
 			untrap(sf, h);
 		}
@@ -3038,7 +3042,8 @@ static void act_migrate(struct thr *t)
 			sfi, h, dfi, nh, (unsigned long long)o->uctx);
 		obj_gone(w, sf, o, true);
 		stat_add(ST_MIGRATES, 1);
-	} else if (o) {
+	} else if (o && !o->racers) {
+		/* with a racer still in the kernel, as in act_destroy */
 		o->dying = false;
 		untrap(sf, h);
 	}
