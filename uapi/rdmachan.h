@@ -1054,6 +1054,9 @@ struct rdmachan_wc {
  * @out_num_wc: completions written to @wcs; never sleeps, 0 when empty
  *
  * A CQ made with RDMACHAN_CREATE_CQ_RING is read from its ring: -EINVAL.
+ * Completions taken from the CQ that cannot be written to @wcs are lost,
+ * as with ib_uverbs; the elements past @out_num_wc may then hold part of
+ * them. The call fails with -EFAULT only when none was written.
  *
  * Busy polling: when the calling thread's previous POLL_CQ was on the
  * same CQ, drained it, and ended less than 5 us before, an empty CQ is
