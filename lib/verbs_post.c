@@ -36,6 +36,17 @@ struct vb_post {
 	struct rdmachan_sge sges[VB_POST_SGES];
 };
 
+/* Not an initializer: clearing sges[] would cost every post a kilobyte. */
+static void vb_post_init(struct vb_post *post, int fd, unsigned long ioc,
+			 uint32_t handle)
+{
+	post->fd = fd;
+	post->ioc = ioc;
+	post->handle = handle;
+	post->num_wrs = 0;
+	post->num_sges = 0;
+}
+
 /* A request whose SGE list the kernel could not be handed. */
 static bool vb_bad_sges(const struct ibv_sge *sg_list, int num_sge)
 {
@@ -147,16 +158,14 @@ int vb_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		 struct ibv_send_wr **bad_wr)
 {
 	struct rdmachan_send_wr kwrs[VB_POST_WRS];
-	struct vb_post post = {
-		.fd = qp->context->cmd_fd,
-		.ioc = RDMACHAN_IOC_POST_SEND,
-		.handle = qp->handle,
-	};
+	struct vb_post post;
 	bool ud = qp->qp_type == IBV_QPT_UD;
 	struct ibv_send_wr *first = wr, *cur;
 	unsigned int bad;
 	int err;
 
+	vb_post_init(&post, qp->context->cmd_fd, RDMACHAN_IOC_POST_SEND,
+		     qp->handle);
 	for (cur = wr; cur; cur = cur->next) {
 		if (vb_bad_sges(cur->sg_list, cur->num_sge) ||
 		    (ud && !cur->wr.ud.ah)) {
@@ -223,24 +232,20 @@ fail:
 int vb_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 		 struct ibv_recv_wr **bad_wr)
 {
-	struct vb_post post = {
-		.fd = qp->context->cmd_fd,
-		.ioc = RDMACHAN_IOC_POST_RECV,
-		.handle = qp->handle,
-	};
+	struct vb_post post;
 
+	vb_post_init(&post, qp->context->cmd_fd, RDMACHAN_IOC_POST_RECV,
+		     qp->handle);
 	return vb_post_recv_chain(&post, wr, bad_wr);
 }
 
 int vb_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 		     struct ibv_recv_wr **bad_wr)
 {
-	struct vb_post post = {
-		.fd = srq->context->cmd_fd,
-		.ioc = RDMACHAN_IOC_POST_SRQ_RECV,
-		.handle = srq->handle,
-	};
+	struct vb_post post;
 
+	vb_post_init(&post, srq->context->cmd_fd, RDMACHAN_IOC_POST_SRQ_RECV,
+		     srq->handle);
 	return vb_post_recv_chain(&post, wr, bad_wr);
 }
 
