@@ -17,7 +17,11 @@
 
 #include "rdmachan.h"
 
-/* Room on the stack, for the common small post. */
+/*
+ * Room on the stack, for the common small post. It is written before it
+ * is read, so it is left out of CONFIG_INIT_STACK_ALL_ZERO's zeroing
+ * (__uninitialized), which would otherwise clear it on every post.
+ */
 #define RDMACHAN_POST_STACK_WRS		4
 #define RDMACHAN_POST_STACK_SGES	8
 #define RDMACHAN_POST_STACK_INLINE	128
@@ -309,10 +313,10 @@ int rdmachan_cmd_post_send(struct rdmachan_call *call, void *arg)
 	struct rdmachan_post __user *uarg = call->uarg;
 	struct rdmachan_post *cmd = arg;
 	struct rdmachan_file *file = call->file;
-	struct rdmachan_send_wr stack_uwrs[RDMACHAN_POST_STACK_WRS];
-	union rdmachan_ib_send_wr stack_wrs[RDMACHAN_POST_STACK_WRS];
-	struct ib_sge stack_sges[RDMACHAN_POST_STACK_SGES];
-	u8 stack_inline[RDMACHAN_POST_STACK_INLINE];
+	struct rdmachan_send_wr stack_uwrs[RDMACHAN_POST_STACK_WRS] __uninitialized;
+	union rdmachan_ib_send_wr stack_wrs[RDMACHAN_POST_STACK_WRS] __uninitialized;
+	struct ib_sge stack_sges[RDMACHAN_POST_STACK_SGES] __uninitialized;
+	u8 stack_inline[RDMACHAN_POST_STACK_INLINE] __uninitialized;
 	struct rdmachan_post_bufs bufs = {
 		.uwrs = stack_uwrs, .wrs = stack_wrs, .sges = stack_sges,
 		.inline_data = stack_inline,
@@ -386,9 +390,9 @@ static int rdmachan_post_recv_common(struct rdmachan_call *call,
 {
 	struct rdmachan_post __user *uarg = call->uarg;
 	struct rdmachan_file *file = call->file;
-	struct rdmachan_recv_wr stack_uwrs[RDMACHAN_POST_STACK_WRS];
-	struct ib_recv_wr stack_wrs[RDMACHAN_POST_STACK_WRS];
-	struct ib_sge stack_sges[RDMACHAN_POST_STACK_SGES];
+	struct rdmachan_recv_wr stack_uwrs[RDMACHAN_POST_STACK_WRS] __uninitialized;
+	struct ib_recv_wr stack_wrs[RDMACHAN_POST_STACK_WRS] __uninitialized;
+	struct ib_sge stack_sges[RDMACHAN_POST_STACK_SGES] __uninitialized;
 	struct rdmachan_post_bufs bufs = {
 		.uwrs = stack_uwrs, .wrs = stack_wrs, .sges = stack_sges,
 	};

@@ -197,7 +197,8 @@ static long rdmachan_ioctl(struct file *filp, unsigned int cmd,
 				      .uarg = (void __user *)uarg };
 	void __user *argp = (void __user *)uarg;
 	const struct rdmachan_ioctl_op *op;
-	union rdmachan_ioctl_buf buf;
+	/* Only the op->size bytes copy_struct_from_user() fills are used. */
+	union rdmachan_ioctl_buf buf __uninitialized;
 	struct rdmachan_ioctl_header *hdr = (void *)&buf;
 	unsigned int nr = _IOC_NR(cmd);
 	u32 usize;

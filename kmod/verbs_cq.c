@@ -279,6 +279,9 @@ static u32 rdmachan_cq_qp_num(struct rdmachan_cq *cq, struct ib_qp *ibqp)
 	return entry ? xa_to_value(entry) >> 1 : 0;
 }
 
+/* Every byte of a completion is set: it goes out to the process. */
+static_assert(sizeof(struct rdmachan_wc) == 48);
+
 void rdmachan_wc_from_ib(struct rdmachan_cq *cq, struct rdmachan_wc *dst,
 			 const struct ib_wc *src)
 {
@@ -524,8 +527,9 @@ int rdmachan_cmd_poll_cq(struct rdmachan_call *call, void *arg)
 	struct rdmachan_poll_cq *cmd = arg;
 	struct rdmachan_file *file = call->file;
 	void __user *dst = u64_to_user_ptr(cmd->wcs);
-	struct rdmachan_wc uwc[RDMACHAN_POLL_BATCH];
-	struct ib_wc wc[RDMACHAN_POLL_BATCH];
+	/* Written before read, and a struct rdmachan_wc has no padding. */
+	struct rdmachan_wc uwc[RDMACHAN_POLL_BATCH] __uninitialized;
+	struct ib_wc wc[RDMACHAN_POLL_BATCH] __uninitialized;
 	struct rdmachan_cq *cq;
 	u64 deadline = 0;
 	u32 n = 0, want;
