@@ -127,7 +127,7 @@ static bool rdmachan_cq_ring_take_device(struct rdmachan_cq *cq)
 		for (i = 0; i < got; i++)
 			rdmachan_wc_from_ib(cq, &mem->ring->wcs[cq->ring_prod++ &
 							       (mem->entries - 1)],
-					    &wc[i]);
+					    &wc[i], false);
 		if (got > 0)
 			rdmachan_cq_ring_publish(cq);
 		if (got < (int)want)

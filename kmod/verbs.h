@@ -319,7 +319,7 @@ int rdmachan_cq_save_locked(struct rdmachan_cq *cq);
 void rdmachan_cq_forget_gone(struct rdmachan_cq *cq);
 void rdmachan_cq_settle(struct rdmachan_cq *cq);
 void rdmachan_wc_from_ib(struct rdmachan_cq *cq, struct rdmachan_wc *dst,
-			 const struct ib_wc *src);
+			 const struct ib_wc *src, bool qps_held);
 
 /* Completion rings (cq_ring.c) */
 int rdmachan_cq_ring_create(struct rdmachan_cq *cq, u32 cqe);

@@ -271,19 +271,35 @@ int rdmachan_cmd_ack_cq_events(struct rdmachan_call *call, void *arg)
 	return ret;
 }
 
-/* The number of the QP at @ibqp, live or destroyed, without reading it. */
-static u32 rdmachan_cq_qp_num(struct rdmachan_cq *cq, struct ib_qp *ibqp)
+/*
+ * The number of the QP at @ibqp, live or destroyed. A destroyed QP's
+ * memory is not read: it is read only when @qps_held says that no QP can
+ * be destroyed meanwhile and none of the CQ's QPs is marked destroyed.
+ * Else the number comes from the table, whose lookup by address walks
+ * many levels of the xarray and is the dearest part of a poll.
+ */
+static u32 rdmachan_cq_qp_num(struct rdmachan_cq *cq, struct ib_qp *ibqp,
+			      bool qps_held)
 {
-	void *entry = ibqp ? xa_load(&cq->qps, (unsigned long)ibqp) : NULL;
+	void *entry;
 
+	if (!ibqp)
+		return 0;
+	if (qps_held && !cq->qps_gone)
+		return ibqp->qp_num;
+	entry = xa_load(&cq->qps, (unsigned long)ibqp);
 	return entry ? xa_to_value(entry) >> 1 : 0;
 }
 
 /* Every byte of a completion is set: it goes out to the process. */
 static_assert(sizeof(struct rdmachan_wc) == 48);
 
+/*
+ * @qps_held: the caller holds the file's verbs_lock and the CQ's
+ * poll_lock, which keep QPs from being destroyed and qps_gone as it is.
+ */
 void rdmachan_wc_from_ib(struct rdmachan_cq *cq, struct rdmachan_wc *dst,
-			 const struct ib_wc *src)
+			 const struct ib_wc *src, bool qps_held)
 {
 	u32 flags = 0;
 
@@ -302,7 +318,7 @@ void rdmachan_wc_from_ib(struct rdmachan_cq *cq, struct rdmachan_wc *dst,
 	dst->vendor_err = src->vendor_err;
 	dst->byte_len = src->byte_len;
 	dst->imm_data = (__force u32)src->ex.imm_data;
-	dst->qp_num = rdmachan_cq_qp_num(cq, src->qp);
+	dst->qp_num = rdmachan_cq_qp_num(cq, src->qp, qps_held);
 	dst->src_qp = src->src_qp;
 	dst->wc_flags = flags;
 	dst->pkey_index = src->pkey_index;
@@ -342,7 +358,7 @@ int rdmachan_cq_save_locked(struct rdmachan_cq *cq)
 			if (cq->saved_num == room)
 				break;
 			rdmachan_wc_from_ib(cq, &cq->saved[cq->saved_num++],
-					    &wc[i]);
+					    &wc[i], false);
 		}
 		spin_unlock(&cq->saved_lock);
 		taken += max(got, 0);
@@ -575,7 +591,7 @@ again:
 			break;
 		}
 		for (i = 0; i < got; i++)
-			rdmachan_wc_from_ib(cq, &uwc[i], &wc[i]);
+			rdmachan_wc_from_ib(cq, &uwc[i], &wc[i], true);
 		/* Empty: no completion names a destroyed QP any more. */
 		if (got < want && cq->qps_gone)
 			rdmachan_cq_forget_gone(cq);
