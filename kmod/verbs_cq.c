@@ -276,7 +276,7 @@ int rdmachan_cmd_ack_cq_events(struct rdmachan_call *call, void *arg)
  * memory is not read: it is read only when @qps_held says that no QP can
  * be destroyed meanwhile and none of the CQ's QPs is marked destroyed.
  * Else the number comes from the table, whose lookup by address walks
- * many levels of the xarray and is the dearest part of a poll.
+ * many levels of the xarray: about a microsecond of a poll under TCG.
  */
 static u32 rdmachan_cq_qp_num(struct rdmachan_cq *cq, struct ib_qp *ibqp,
 			      bool qps_held)
