@@ -26,6 +26,7 @@ KDIR ?= $(if $(wildcard $(RUNNING_KDIR)/Makefile),$(RUNNING_KDIR),$(VM_KDIR))
 PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
+UDEV_RULES_DIR ?= /etc/udev/rules.d
 VERSION := 0.1.0
 SOVERSION := 1
 
@@ -229,6 +230,7 @@ install: all $(COMPAT)/rdmachan-run.install
 	install -m 755 $(COMPAT_SO) $(DESTDIR)$(COMPAT_LIBDIR)/
 	ln -sf libibverbs.so.1 $(DESTDIR)$(COMPAT_LIBDIR)/librdmacm.so.1
 	install -m 755 $(COMPAT)/rdmachan-run.install $(DESTDIR)$(PREFIX)/bin/rdmachan-run
+	install -D -m 644 udev/90-rdmachan.rules $(DESTDIR)$(UDEV_RULES_DIR)/90-rdmachan.rules
 
 clean:
 	rm -rf $(B)

@@ -7,6 +7,8 @@
 #include <endian.h>
 #include <inttypes.h>
 #include <stddef.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <infiniband/verbs.h>
 
@@ -101,6 +103,26 @@ TEST_F(verbs, device_list_matches_sysfs)
 	EXPECT_EQ(IBV_TRANSPORT_IB, self->dev->transport_type);
 	snprintf(path, sizeof(path), "%s", self->dev->ibdev_path);
 	EXPECT_STREQ(SYSFS_IB RDMACHAN_TEST_DEVICE, path);
+}
+
+/*
+ * Verbs consumers (UCX) use a device only when /dev/infiniband/<dev_name>
+ * is a character device they may open read-write: udev/90-rdmachan.rules
+ * links it to /dev/rdmachan.
+ */
+TEST_F(verbs, dev_name_is_a_node_in_dev_infiniband)
+{
+	struct stat node, ours;
+	char path[512];
+
+	EXPECT_STREQ("rdmachan", self->dev->dev_name);
+	EXPECT_STREQ("/dev/rdmachan", self->dev->dev_path);
+	snprintf(path, sizeof(path), "/dev/infiniband/%s", self->dev->dev_name);
+	ASSERT_EQ(0, stat(path, &node)) TH_LOG("%s: %s", path, strerror(errno));
+	EXPECT_TRUE(S_ISCHR(node.st_mode));
+	EXPECT_EQ(0, access(path, R_OK | W_OK));
+	ASSERT_EQ(0, stat("/dev/rdmachan", &ours));
+	EXPECT_EQ(ours.st_rdev, node.st_rdev);
 }
 
 /* Every "link DEV/PORT state STATE" line of `rdma link show`. */
