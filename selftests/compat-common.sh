@@ -16,9 +16,9 @@ limit=60
 # The index of the RoCE v2 GID of $addr (the pingpong programs' -g): the
 # entry ::ffff:a.b.c.d of rxe0's port 1.
 gid_index() {
-	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' \
-		$(echo "$addr" | tr . ' '))
-	for g in /sys/class/infiniband/$dev/ports/1/gids/*; do
+	want=$(echo "$addr" | awk -F. '{
+		printf "0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x", $1, $2, $3, $4 }')
+	for g in "/sys/class/infiniband/$dev/ports/1/gids/"*; do
 		i=${g##*/}
 		[ "$(cat "$g")" = "$want" ] || continue
 		[ "$(cat "/sys/class/infiniband/$dev/ports/1/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] ||

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
 # Minimal TAP for shell selftests, in the format of kselftest_harness.h.
 tap_pass=0
 tap_fail=0
