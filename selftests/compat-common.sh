@@ -165,6 +165,21 @@ statuses() {
 	return 1
 }
 
+# has_row WHAT CONDITION: a line of the client's log meets the awk
+# CONDITION (its result row); says "no WHAT" and shows the log otherwise
+has_row() {
+	awk "$2 { found = 1 } END { exit !found }" "$work/client.log" && return 0
+	echo "# no $1"
+	show "$work/client.log"
+	return 1
+}
+
+# no_lines GREP_OPTIONS... PATTERN: no line of either end's log matches;
+# shows those that do
+no_lines() {
+	! grep -h "$@" "$work/server.log" "$work/client.log" | sed 's/^/# /' | grep .
+}
+
 # The client/server programs, each a check of one run with the server on
 # stack $1 and the client on stack $2.
 

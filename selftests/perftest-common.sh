@@ -39,12 +39,9 @@ perftest() {
 				{ echo "# no '$pt_re' in $(basename "$pt_log")"; show "$pt_log"; return 1; }
 		done
 	done
-	awk -v size="$pt_size" -v iters="$pt_iters" '
-		$1 == size && $2 == iters && $3 > 0 && $4 > 0 { found = 1 }
-		END { exit !found }' "$work/client.log" ||
-		{ echo "# no result row for $pt_size bytes, $pt_iters iterations"; show "$work/client.log"; return 1; }
-	! grep -iE "couldn't|failed|unable|error" "$work/server.log" "$work/client.log" |
-		sed 's/^/# /' | grep .
+	has_row "result row for $pt_size bytes, $pt_iters iterations" \
+		"\$1 == $pt_size && \$2 == $pt_iters && \$3 > 0 && \$4 > 0" || return 1
+	no_lines -iE "couldn't|failed|unable|error"
 }
 
 # interop_perftest SSTACK CSTACK: the perftest programs across the stacks

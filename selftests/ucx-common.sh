@@ -18,11 +18,9 @@ ucx() {
 	ux_argv="ucx_perftest -d $ucx_dev -x rc_verbs -p $3 -n $4 -w 100 $5"
 	pair "$1" "$2" "tcp_listening $3" "$ux_argv" "$ux_argv $addr" || return 1
 	statuses 0 0 || return 1
-	awk -v iters="$4" '$1 == "Final:" && $2 == iters && $3 > 0 && $8 > 0 { found = 1 }
-		END { exit !found }' "$work/client.log" ||
-		{ echo "# no Final: row for $4 iterations"; show "$work/client.log"; return 1; }
-	! grep -E "UCX +(ERROR|WARN)" "$work/server.log" "$work/client.log" |
-		sed 's/^/# /' | grep .
+	has_row "Final: row for $4 iterations" \
+		"\$1 == \"Final:\" && \$2 == $4 && \$3 > 0 && \$8 > 0" || return 1
+	no_lines -E "UCX +(ERROR|WARN)"
 }
 
 # interop_ucx SSTACK CSTACK: UCX's rc_verbs across the stacks
