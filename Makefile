@@ -103,7 +103,8 @@ $(B)/lib/pkgconfig/librdmachan.pc: lib/librdmachan.pc.in Makefile
 
 compat: $(COMPAT_SO) $(COMPAT)/librdmacm.so.1 $(RUN)
 
-$(COMPAT)/compat.map $(COMPAT)/stubs.c: compat/gen-compat $(COMPAT_SYMS)
+# One run writes both files (a grouped target, so make -j runs it once).
+$(COMPAT)/compat.map $(COMPAT)/stubs.c &: compat/gen-compat $(COMPAT_SYMS)
 	compat/gen-compat $(COMPAT_SYMS) $(COMPAT)
 
 $(COMPAT)/obj/stubs.o: $(COMPAT)/stubs.c
@@ -161,6 +162,12 @@ $(B)/selftests/%: selftests/%.c selftests/*.h $(LIB_SO) uapi/rdmachan.h
 	@test -r "$(LINUX_SRC)/tools/testing/selftests/kselftest_harness.h" || { echo "no kselftest_harness.h: run 'make setup'" >&2; exit 1; }
 	@mkdir -p $(dir $@)
 	$(CC) $(SELFTEST_CFLAGS) -o $@ $< $(LIB_LINK) -lpthread
+
+# Exec'd as the user nobody from a descriptor (cm_qp_owner_test), who may
+# not reach the build tree's lib/: librdmachan is linked in.
+$(B)/selftests/qp_owner_intruder: selftests/qp_owner_intruder.c selftests/*.h $(LIB_A) uapi/rdmachan.h
+	@mkdir -p $(dir $@)
+	$(CC) $(SELFTEST_CFLAGS) -o $@ $< $(LIB_A) -lpthread
 
 # compat_*_test: built against rdma-core's librdmacm/libibverbs like the
 # stock programs, run on the drop-in libraries through their run path.
