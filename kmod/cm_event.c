@@ -151,7 +151,13 @@ int rdmachan_cm_event_handler(struct rdma_cm_id *cm_id,
 	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_REJECTED:
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
-		/* The QP has flushed its work requests when this is read. */
+		/*
+		 * The QP has flushed its work requests when this is read.
+		 * Only this id's own QP: when the CM disconnects it as a
+		 * stale connection, a REQ named its QP number, which only a
+		 * file owning the QP may send (rdmachan_qp_num_usable()),
+		 * or the peer restarted and the connection is dead anyway.
+		 */
 		rdmachan_qp_error(id);
 		break;
 	case RDMA_CM_EVENT_MULTICAST_JOIN:

@@ -450,6 +450,7 @@ static int rdmachan_cm_conn_param(struct rdmachan_cm_id *id,
 				  struct rdma_conn_param *dst)
 {
 	struct rdma_cm_id *cm_id = id->cm_id;
+	int ret;
 
 	if (src->__reserved)
 		return -EINVAL;
@@ -467,6 +468,11 @@ static int rdmachan_cm_conn_param(struct rdmachan_cm_id *id,
 	if (id->qp) {
 		dst->qp_num = id->qp->ib->qp_num;
 		dst->srq = !!id->qp->srq;
+	} else if (cm_id->device) {
+		ret = rdmachan_qp_num_usable(id->file, cm_id->device,
+					     dst->qp_num);
+		if (ret)
+			return ret;
 	}
 	dst->qkey = cm_id->route.addr.src_addr.ss_family == AF_IB ? src->qkey : 0;
 	return 0;

@@ -313,6 +313,8 @@ bool rdma_nl_get_privileged_qkey(void);
 struct rdmachan_qp *rdmachan_cm_unbind_qp(struct rdmachan_cm_id *id,
 					  bool destroy);
 void rdmachan_qp_error(struct rdmachan_cm_id *id);
+int rdmachan_qp_num_usable(struct rdmachan_file *file,
+			   struct ib_device *ibdev, u32 qpn);
 int rdmachan_qp_flush(struct rdmachan_verbs_obj *v);
 int rdmachan_cq_save(struct rdmachan_verbs_obj *v);
 int rdmachan_cq_save_locked(struct rdmachan_cq *cq);

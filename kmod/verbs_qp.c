@@ -200,6 +200,46 @@ static void rdmachan_qp_event(struct ib_event *event, void *context)
 	rdmachan_async_report(&qp->async, event->event);
 }
 
+/**
+ * rdmachan_qp_num_usable() - may @file put QP number @qpn in a CM message
+ * @file: the caller's file
+ * @ibdev: the CM id's device
+ * @qpn: the QP number the caller named
+ *
+ * The CM trusts the number: a REQ naming a QP another connection uses is
+ * taken for a stale copy of it, and the CM then disconnects that
+ * connection. So a number that names a QP must name one the caller's
+ * process made, through any of its files (an id's file is its event
+ * channel, a QP's the device context's). One that names no QP is the
+ * caller's own business, as on the stock stack.
+ *
+ * Return: 0, or -EACCES for a QP that is not the caller's.
+ */
+int rdmachan_qp_num_usable(struct rdmachan_file *file,
+			   struct ib_device *ibdev, u32 qpn)
+{
+	struct rdma_restrack_entry *res;
+	struct rdmachan_qp *qp;
+	struct ib_qp *ibqp;
+	int ret = -EACCES;
+
+	res = rdma_restrack_get_byid(ibdev, RDMA_RESTRACK_QP, qpn);
+	if (IS_ERR(res))
+		return 0;
+	ibqp = container_of(res, struct ib_qp, res);
+	/*
+	 * Our event handler makes it one of our QPs, and its context ours;
+	 * the tracker's reference keeps both until the put.
+	 */
+	if (ibqp->event_handler == rdmachan_qp_event) {
+		qp = ibqp->qp_context;
+		if (qp->v.file->owner == file->owner)
+			ret = 0;
+	}
+	rdma_restrack_put(res);
+	return ret;
+}
+
 /*
  * DESTROY drops the QP's unread async events and waits until those read
  * are acknowledged, with the handle still there to acknowledge them.

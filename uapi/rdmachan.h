@@ -13,6 +13,7 @@
  * Unknown flags and non-zero __reserved fields: -EINVAL. Unknown command:
  * -ENOTTY. A handle that is not an object of the calling file: -ENOENT.
  * A file used by a process other than the one that opened it: -EACCES.
+ * A QP number in CONNECT or ACCEPT naming a QP not the caller's: -EACCES.
  * A device context whose IB device has been removed: -ENODEV.
  */
 #ifndef _UAPI_RDMACHAN_H
@@ -650,6 +651,14 @@ struct rdmachan_id_cmd {
  * connection itself). The RDMA CM would answer such a call with a reject
  * of the connection, and leave the id's REQ or REP retrying for a minute
  * or more before the id could be destroyed.
+ *
+ * On an id without a QP, @conn.qp_num is what the CM sends as the local
+ * QP number. If it names a QP of the id's device, that QP must be one
+ * the calling process made through a file of its own, bound to the id or
+ * not; another process's QP, or one the kernel or uverbs made, is -EACCES
+ * and nothing is sent (the CM would take the message for a stale copy of
+ * that QP's connection and disconnect it). A number that names no QP is
+ * sent as given.
  */
 struct rdmachan_connect {
 	__u32 size;
