@@ -46,6 +46,12 @@ int rdmachan_cmd_open_device(struct rdmachan_call *call, void *arg)
 		ret = -ENODEV;
 		goto err_put;
 	}
+	/* A device of another network namespace: ib_uverbs says EPERM. */
+	if (!rdmachan_device_visible(ibdev)) {
+		rdmachan_device_exit(dev);
+		ret = -EPERM;
+		goto err_put;
+	}
 	cmd->out_num_comp_vectors = ibdev->num_comp_vectors;
 	rdmachan_device_exit(dev);
 

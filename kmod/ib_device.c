@@ -11,6 +11,7 @@
  * go of them, and see -ENODEV from then on.
  */
 #include <linux/mutex.h>
+#include <linux/nsproxy.h>
 #include <linux/slab.h>
 
 #include "rdmachan.h"
@@ -136,6 +137,15 @@ void rdmachan_devices_exit(void)
 	WARN_ON(!xa_empty(&rdmachan_devices));
 }
 
+/*
+ * The caller's network namespace may use @ibdev: the RDMA subsystem's
+ * rule (shared or exclusive mode), which ib_uverbs applies at open.
+ */
+bool rdmachan_device_visible(struct ib_device *ibdev)
+{
+	return rdma_dev_access_netns(ibdev, current->nsproxy->net_ns);
+}
+
 static void rdmachan_fill_entry(struct rdmachan_device_entry *entry,
 				struct ib_device *ibdev)
 {
@@ -161,7 +171,7 @@ int rdmachan_cmd_list_devices(struct rdmachan_call *call, void *arg)
 	struct rdmachan_device_entry *entries = NULL;
 	struct rdmachan_device *dev;
 	unsigned long index;
-	u32 count = 0, n;
+	u32 count = 0, n, room;
 	int ret = 0;
 
 	if (cmd->__reserved ||
@@ -170,7 +180,8 @@ int rdmachan_cmd_list_devices(struct rdmachan_call *call, void *arg)
 
 	mutex_lock(&rdmachan_devices_lock);
 	xa_for_each(&rdmachan_devices, index, dev)
-		count++;
+		if (rdmachan_device_visible(dev->ibdev))
+			count++;
 	n = min(count, cmd->max_entries);
 	if (n) {
 		entries = kmalloc_array(n, sizeof(*entries), GFP_KERNEL);
@@ -178,11 +189,14 @@ int rdmachan_cmd_list_devices(struct rdmachan_call *call, void *arg)
 			mutex_unlock(&rdmachan_devices_lock);
 			return -ENOMEM;
 		}
+		/* a device may change namespace between the two walks */
+		room = n;
 		n = 0;
 		xa_for_each(&rdmachan_devices, index, dev) {
-			if (n == cmd->max_entries)
+			if (n == room)
 				break;
-			rdmachan_fill_entry(&entries[n++], dev->ibdev);
+			if (rdmachan_device_visible(dev->ibdev))
+				rdmachan_fill_entry(&entries[n++], dev->ibdev);
 		}
 	}
 	mutex_unlock(&rdmachan_devices_lock);

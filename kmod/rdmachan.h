@@ -57,6 +57,7 @@ struct rdmachan_device {
 int rdmachan_devices_init(void);
 void rdmachan_devices_exit(void);
 struct rdmachan_device *rdmachan_device_get_by_index(u32 index);
+bool rdmachan_device_visible(struct ib_device *ibdev);
 void rdmachan_device_put(struct rdmachan_device *dev);
 struct ib_device *rdmachan_device_enter(struct rdmachan_device *dev);
 void rdmachan_device_exit(struct rdmachan_device *dev);

@@ -124,7 +124,8 @@ struct rdmachan_device_entry {
  *	at least the first layout's size, and entries are that far apart
  * @max_entries: room at @entries, in entries; may be 0 to count devices
  * @entries: user pointer to an array of entries
- * @out_num_devices: number of devices; when larger than @max_entries only
+ * @out_num_devices: number of devices the caller's network namespace may
+ *	use (all of them in shared mode); when larger than @max_entries only
  *	the first @max_entries were written and the caller may retry
  * @__reserved: must be 0
  */
@@ -147,7 +148,9 @@ struct rdmachan_list_devices {
  * @out_num_comp_vectors: completion vectors of the device
  * @__reserved: must be 0
  *
- * -ENODEV when no such device exists (any more).
+ * -ENODEV when no such device exists (any more); -EPERM for a device
+ * the caller's network namespace may not use (the RDMA subsystem's
+ * "rdma system set netns" rule, as for ib_uverbs).
  */
 struct rdmachan_open_device {
 	__u32 size;
