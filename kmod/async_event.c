@@ -17,6 +17,8 @@
 #include <linux/fs.h>
 #include <linux/poll.h>
 #include <linux/slab.h>
+#include <linux/memcontrol.h>
+#include <linux/sched/mm.h>
 #include <linux/uaccess.h>
 
 #include "rdmachan.h"
@@ -97,12 +99,13 @@ static u32 rdmachan_async_element_of(u32 type)
 struct rdmachan_async_queue *rdmachan_async_queue_new(struct rdmachan_device *dev,
 						      struct pid *owner)
 {
-	struct rdmachan_async_queue *q = kzalloc(sizeof(*q), GFP_KERNEL);
+	struct rdmachan_async_queue *q = kzalloc(sizeof(*q), RDMACHAN_GFP);
 
 	if (!q)
 		return NULL;
 	kref_init(&q->ref);
 	q->owner = get_pid(owner);
+	q->memcg = get_mem_cgroup_from_mm(current->mm);
 	kref_get(&dev->ref);
 	q->dev = dev;
 	spin_lock_init(&q->lock);
@@ -119,6 +122,7 @@ static void rdmachan_async_queue_free(struct kref *ref)
 
 	WARN_ON(!list_empty(&q->events));
 	put_pid(q->owner);
+	mem_cgroup_put(q->memcg);
 	rdmachan_device_put(q->dev);
 	kfree(q);
 }
@@ -198,6 +202,7 @@ void rdmachan_async_report(struct rdmachan_async_obj *ao, u32 type)
 {
 	struct rdmachan_async_queue *q = ao->queue;
 	struct rdmachan_async_event *ev;
+	struct mem_cgroup *old_memcg;
 	unsigned long flags;
 	bool queued;
 
@@ -206,7 +211,9 @@ void rdmachan_async_report(struct rdmachan_async_obj *ao, u32 type)
 	/* Nobody reads: no allocation (checked again under the lock). */
 	if (!READ_ONCE(q->reader))
 		return;
-	ev = kzalloc(sizeof(*ev), GFP_ATOMIC);
+	old_memcg = set_active_memcg(q->memcg);
+	ev = kzalloc(sizeof(*ev), GFP_ATOMIC | __GFP_ACCOUNT);
+	set_active_memcg(old_memcg);
 	spin_lock_irqsave(&q->lock, flags);
 	if (!ev) {
 		q->dropped++;
@@ -231,10 +238,14 @@ static void rdmachan_async_queue_device_event(struct rdmachan_async_queue *q,
 {
 	bool fatal = type == IB_EVENT_DEVICE_FATAL;
 	struct rdmachan_async_event *ev;
+	struct mem_cgroup *old_memcg;
 	bool queued;
 
 	/* DEVICE_FATAL must get through: it is small enough. */
-	ev = kzalloc(sizeof(*ev), fatal ? GFP_KERNEL | __GFP_NOFAIL : GFP_KERNEL);
+	old_memcg = set_active_memcg(q->memcg);
+	ev = kzalloc(sizeof(*ev), fatal ? RDMACHAN_GFP | __GFP_NOFAIL :
+					  RDMACHAN_GFP);
+	set_active_memcg(old_memcg);
 	spin_lock_irq(&q->lock);
 	if (!ev) {
 		q->dropped++;

@@ -10,6 +10,8 @@
  */
 #include <linux/poll.h>
 #include <linux/slab.h>
+#include <linux/memcontrol.h>
+#include <linux/sched/mm.h>
 #include <linux/uaccess.h>
 
 #include "rdmachan.h"
@@ -101,17 +103,19 @@ static int rdmachan_cm_connect_request(struct rdmachan_cm_id *listen,
 				       struct rdma_cm_event *event)
 {
 	struct rdmachan_cm_event_entry *entry;
+	struct mem_cgroup *old_memcg;
 
 	/* Beyond the backlog a request is refused, not queued. */
 	if (!atomic_add_unless(&listen->backlog, -1, 0))
 		return -ENOMEM;
-	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
-	if (!entry)
-		goto err_backlog;
 	/* The new id's handle and the request go to one file. */
 	mutex_lock(&listen->request_lock);
-	entry->new_id = rdmachan_cm_id_new_child(listen, cm_id);
-	if (!entry->new_id)
+	old_memcg = set_active_memcg(listen->file->memcg);
+	entry = kzalloc(sizeof(*entry), RDMACHAN_GFP);
+	if (entry)
+		entry->new_id = rdmachan_cm_id_new_child(listen, cm_id);
+	set_active_memcg(old_memcg);
+	if (!entry || !entry->new_id)
 		goto err_entry;
 	kref_get(&listen->obj.ref);
 	entry->id = listen;
@@ -123,7 +127,6 @@ static int rdmachan_cm_connect_request(struct rdmachan_cm_id *listen,
 err_entry:
 	mutex_unlock(&listen->request_lock);
 	kfree(entry);
-err_backlog:
 	atomic_inc(&listen->backlog);
 	/* The CM destroys the new rdma_cm_id and rejects the request. */
 	return -ENOMEM;
@@ -135,14 +138,20 @@ int rdmachan_cm_event_handler(struct rdma_cm_id *cm_id,
 {
 	struct rdmachan_cm_id *id = cm_id->context;
 	struct rdmachan_cm_event_entry *entry;
+	struct mem_cgroup *old_memcg;
 	struct rdmachan_mcast *mc;
 	int ret;
 
 	if (event->event == RDMA_CM_EVENT_CONNECT_REQUEST)
 		return rdmachan_cm_connect_request(id, cm_id, event);
 
-	/* Every other event must reach userspace; it is small enough. */
-	entry = kzalloc(sizeof(*entry), GFP_KERNEL | __GFP_NOFAIL);
+	/*
+	 * Every other event must reach userspace; it is small enough. Past
+	 * the cgroup's limit it is charged anyway (__GFP_NOFAIL).
+	 */
+	old_memcg = set_active_memcg(id->file->memcg);
+	entry = kzalloc(sizeof(*entry), RDMACHAN_GFP | __GFP_NOFAIL);
+	set_active_memcg(old_memcg);
 	kref_get(&id->obj.ref);
 	entry->id = id;
 	rdmachan_cm_fill_event(&entry->uevent, cm_id, event);
@@ -334,7 +343,7 @@ static int rdmachan_cm_deliver(struct rdmachan_file *file, void __user *dst,
 	uevent = &entry->uevent;
 
 	ret = xa_alloc_cyclic(&file->delivered, &handle, NULL, xa_limit_31b,
-			      &file->next_event_handle, GFP_KERNEL);
+			      &file->next_event_handle, RDMACHAN_GFP);
 	if (ret < 0)
 		goto err_requeue;
 	uevent->event_handle = handle;

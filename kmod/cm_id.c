@@ -147,7 +147,7 @@ int rdmachan_cmd_create_id(struct rdmachan_call *call, void *arg)
 		return -EINVAL;
 	if (!rdmachan_cm_ps_valid(cmd->port_space, cmd->qp_type))
 		return -EINVAL;
-	id = rdmachan_cm_id_alloc(call->file, GFP_KERNEL);
+	id = rdmachan_cm_id_alloc(call->file, RDMACHAN_GFP);
 	if (!id)
 		return -ENOMEM;
 	id->user_context = cmd->user_context;
@@ -176,7 +176,7 @@ struct rdmachan_cm_id *rdmachan_cm_id_new_child(struct rdmachan_cm_id *listen,
 	struct rdmachan_file *file = listen->file;
 	struct rdmachan_cm_id *id;
 
-	id = rdmachan_cm_id_alloc(file, GFP_KERNEL);
+	id = rdmachan_cm_id_alloc(file, RDMACHAN_GFP);
 	if (!id)
 		return NULL;
 	if (rdmachan_object_alloc_handle(file, &id->handle)) {

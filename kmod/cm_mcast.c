@@ -143,7 +143,7 @@ int rdmachan_cmd_join_mcast(struct rdmachan_call *call, void *arg)
 	ret = rdmachan_mcast_join_state(cmd->join_flags, &join_state);
 	if (ret)
 		return ret;
-	mc = kzalloc(sizeof(*mc), GFP_KERNEL);
+	mc = kzalloc(sizeof(*mc), RDMACHAN_GFP);
 	if (!mc)
 		return -ENOMEM;
 	rdmachan_count_inc(RDMACHAN_COUNT_MCASTS);

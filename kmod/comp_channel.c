@@ -228,7 +228,7 @@ int rdmachan_cmd_create_comp_channel(struct rdmachan_call *call, void *arg)
 
 	if (cmd->__reserved)
 		return -EINVAL;
-	ch = kzalloc(sizeof(*ch), GFP_KERNEL);
+	ch = kzalloc(sizeof(*ch), RDMACHAN_GFP);
 	if (!ch)
 		return -ENOMEM;
 	rdmachan_count_inc(RDMACHAN_COUNT_COMP_CHANNELS);

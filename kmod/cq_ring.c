@@ -53,7 +53,7 @@ int rdmachan_cq_ring_create(struct rdmachan_cq *cq, u32 cqe)
 	if (cqe >= SZ_1M)
 		return -EINVAL;
 	entries = roundup_pow_of_two(cqe + 1);
-	mem = kzalloc(sizeof(*mem), GFP_KERNEL);
+	mem = kzalloc(sizeof(*mem), RDMACHAN_GFP);
 	if (!mem)
 		return -ENOMEM;
 	mem->size = PAGE_ALIGN(RDMACHAN_CQ_RING_WCS_OFFSET +

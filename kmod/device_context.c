@@ -12,6 +12,7 @@ static void rdmachan_context_free(struct rdmachan_object *obj)
 	struct rdmachan_context *ctx =
 		container_of(obj, struct rdmachan_context, obj);
 
+	rdmachan_uncharge(ctx->dev, &ctx->charge);
 	rdmachan_async_queue_put(ctx->async);
 	rdmachan_device_put(ctx->dev);
 	kfree_rcu(ctx, obj.rcu);
@@ -25,6 +26,7 @@ static int rdmachan_context_destroy(struct rdmachan_object *obj, bool wait)
 		container_of(obj, struct rdmachan_context, obj);
 
 	rdmachan_async_queue_close(ctx->async);
+	rdmachan_uncharge(ctx->dev, &ctx->charge);
 	return 0;
 }
 
@@ -41,44 +43,48 @@ int rdmachan_cmd_open_device(struct rdmachan_call *call, void *arg)
 	dev = rdmachan_device_get_by_index(cmd->device_index);
 	if (!dev)
 		return -ENODEV;
-	ibdev = rdmachan_device_enter(dev);
-	if (!ibdev) {
-		ret = -ENODEV;
-		goto err_put;
-	}
-	/* A device of another network namespace: ib_uverbs says EPERM. */
-	if (!rdmachan_device_visible(ibdev)) {
-		rdmachan_device_exit(dev);
-		ret = -EPERM;
-		goto err_put;
-	}
-	cmd->out_num_comp_vectors = ibdev->num_comp_vectors;
-	rdmachan_device_exit(dev);
-
-	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	ctx = kzalloc(sizeof(*ctx), RDMACHAN_GFP);
 	if (!ctx) {
 		ret = -ENOMEM;
 		goto err_put;
 	}
 	ctx->async = rdmachan_async_queue_new(dev, call->file->owner);
 	if (!ctx->async) {
-		kfree(ctx);
 		ret = -ENOMEM;
-		goto err_put;
+		goto err_free;
 	}
+	ibdev = rdmachan_device_enter(dev);
+	if (!ibdev) {
+		ret = -ENODEV;
+		goto err_async;
+	}
+	/* A device of another network namespace: ib_uverbs says EPERM. */
+	if (!rdmachan_device_visible(ibdev))
+		ret = -EPERM;
+	else
+		ret = rdmachan_charge(dev, ibdev, &ctx->charge,
+				      RDMACG_RESOURCE_HCA_HANDLE);
+	cmd->out_num_comp_vectors = ibdev->num_comp_vectors;
+	rdmachan_device_exit(dev);
+	if (ret)
+		goto err_async;
+
 	ctx->obj.type = RDMACHAN_OBJ_DEVICE_CONTEXT;
 	ctx->obj.free = rdmachan_context_free;
 	ctx->obj.destroy = rdmachan_context_destroy;
 	ctx->dev = dev;
 	ret = rdmachan_object_reserve(call, &ctx->obj, &cmd->out_handle);
 	if (ret) {
-		rdmachan_async_queue_put(ctx->async);
-		kfree(ctx);
-		goto err_put;
+		rdmachan_uncharge(dev, &ctx->charge);
+		goto err_async;
 	}
 	rdmachan_count_inc(RDMACHAN_COUNT_CONTEXTS);
 	return 0;
 
+err_async:
+	rdmachan_async_queue_put(ctx->async);
+err_free:
+	kfree(ctx);
 err_put:
 	rdmachan_device_put(dev);
 	return ret;

@@ -84,6 +84,8 @@ static int rdmachan_add_one(struct ib_device *ibdev)
 		INIT_LIST_HEAD(&dev->verbs[i]);
 	mutex_init(&dev->async_lock);
 	INIT_LIST_HEAD(&dev->async_queues);
+	mutex_init(&dev->charge_lock);
+	INIT_LIST_HEAD(&dev->charges);
 	dev->ibdev = ibdev;
 	dev->index = ibdev->index;
 	/* Port events reach every async file from the start. */
@@ -117,6 +119,7 @@ static void rdmachan_remove_one(struct ib_device *ibdev, void *client_data)
 	up_write(&dev->removal_lock);
 	/* The IB core waits for no object of ours: they go now. */
 	rdmachan_verbs_remove_device(dev);
+	rdmachan_uncharge_device(dev);
 	rdmachan_device_put(dev);
 }
 

@@ -4,6 +4,7 @@
  */
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
+#include <linux/memcontrol.h>
 #include <linux/module.h>
 #include <linux/poll.h>
 #include <linux/slab.h>
@@ -241,9 +242,10 @@ static int rdmachan_open(struct inode *inode, struct file *filp)
 {
 	struct rdmachan_file *file;
 
-	file = kzalloc(sizeof(*file), GFP_KERNEL);
+	file = kzalloc(sizeof(*file), RDMACHAN_GFP);
 	if (!file)
 		return -ENOMEM;
+	file->memcg = get_mem_cgroup_from_mm(current->mm);
 	kref_init(&file->ref);
 	init_rwsem(&file->verbs_lock);
 	xa_init_flags(&file->objects, XA_FLAGS_ALLOC1);
@@ -280,6 +282,7 @@ static void rdmachan_file_free(struct kref *ref)
 						  ref);
 
 	put_pid(file->owner);
+	mem_cgroup_put(file->memcg);
 	kfree(file);
 	rdmachan_count_dec(RDMACHAN_COUNT_FILES);
 }

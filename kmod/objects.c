@@ -33,7 +33,7 @@ int rdmachan_object_alloc_handle(struct rdmachan_file *file, u32 *handle)
 	int ret;
 
 	ret = xa_alloc_cyclic(&file->objects, handle, NULL, xa_limit_31b,
-			      &file->next_handle, GFP_KERNEL);
+			      &file->next_handle, RDMACHAN_GFP);
 	return ret < 0 ? ret : 0;
 }
 

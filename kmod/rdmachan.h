@@ -5,6 +5,7 @@
 #ifndef RDMACHAN_KMOD_H
 #define RDMACHAN_KMOD_H
 
+#include <linux/cgroup_rdma.h>
 #include <linux/kref.h>
 #include <linux/mutex.h>
 #include <linux/pid.h>
@@ -52,7 +53,47 @@ struct rdmachan_device {
 	struct list_head async_queues;
 	/* the device went away: DEVICE_FATAL was queued, no queue joins */
 	bool async_removed;
+	/* guards @charges, the RDMA cgroup charges held on the device */
+	struct mutex charge_lock;
+	struct list_head charges;
 };
+
+/*
+ * An RDMA cgroup charge of a device context or verbs object (rdma_cgroup.c).
+ * Charged while @ibdev is set, under the device's charge_lock.
+ */
+struct rdmachan_charge {
+#ifdef CONFIG_CGROUP_RDMA
+	struct list_head dev_entry;
+	struct rdma_cgroup *cg;
+	struct ib_device *ibdev;
+	enum rdmacg_resource_type type;
+#endif
+};
+
+#ifdef CONFIG_CGROUP_RDMA
+int rdmachan_charge(struct rdmachan_device *dev, struct ib_device *ibdev,
+		    struct rdmachan_charge *c, enum rdmacg_resource_type type);
+void rdmachan_uncharge(struct rdmachan_device *dev, struct rdmachan_charge *c);
+void rdmachan_uncharge_device(struct rdmachan_device *dev);
+#else
+static inline int rdmachan_charge(struct rdmachan_device *dev,
+				  struct ib_device *ibdev,
+				  struct rdmachan_charge *c,
+				  enum rdmacg_resource_type type)
+{
+	return 0;
+}
+
+static inline void rdmachan_uncharge(struct rdmachan_device *dev,
+				     struct rdmachan_charge *c)
+{
+}
+
+static inline void rdmachan_uncharge_device(struct rdmachan_device *dev)
+{
+}
+#endif
 
 int rdmachan_devices_init(void);
 void rdmachan_devices_exit(void);
@@ -77,6 +118,8 @@ struct rdmachan_file {
 	struct xarray objects;
 	u32 next_handle;
 	struct pid *owner;
+	/* the opener's memory cgroup, a reference; NULL without memcg */
+	struct mem_cgroup *memcg;
 	/* rdmachan/files/<tgid>-<n> in debugfs: this file's objects */
 	struct dentry *debugfs;
 	/* guards @events and the ids' @dead flags */
@@ -100,6 +143,15 @@ struct rdmachan_file {
 	 */
 	u64 last_poll[RDMACHAN_POLL_THREADS];
 };
+
+/*
+ * Memory that a user's call leaves behind (objects, handles, queued
+ * events): charged to the caller's memory cgroup, and at the cgroup's
+ * limit the call fails with -ENOMEM instead of invoking the OOM killer.
+ * Allocations made for a file outside its calls (CM and async event
+ * handlers) are charged to the file's @memcg through set_active_memcg().
+ */
+#define RDMACHAN_GFP	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL)
 
 void rdmachan_file_get(struct rdmachan_file *file);
 void rdmachan_file_put(struct rdmachan_file *file);
@@ -147,6 +199,8 @@ struct rdmachan_context {
 	struct rdmachan_device *dev;
 	/* its asynchronous event queue, with a reference */
 	struct rdmachan_async_queue *async;
+	/* an hca_handle of the opener's RDMA cgroup */
+	struct rdmachan_charge charge;
 };
 
 #define RDMACHAN_CM_EVENT_TYPES	(RDMA_CM_EVENT_TIMEWAIT_EXIT + 1)

@@ -27,6 +27,10 @@ struct rdmachan_verbs_obj {
 	bool dead;
 	/* objects that use this one: QPs of a CQ, everything of a PD */
 	atomic_t users;
+	/* an hca_object of the creator's RDMA cgroup, until torn down */
+	struct rdmachan_charge charge;
+	/* the device charged, a reference; set with @charge */
+	struct rdmachan_device *charge_dev;
 	void (*teardown)(struct rdmachan_verbs_obj *v);
 };
 
@@ -42,6 +46,8 @@ struct rdmachan_verbs_obj {
 struct rdmachan_async_queue {
 	struct kref ref;
 	struct pid *owner;
+	/* charged for the events, a reference; NULL without memcg */
+	struct mem_cgroup *memcg;
 	/* a reference */
 	struct rdmachan_device *dev;
 	/* guards the rest, and the counts of the objects reporting here */
@@ -224,6 +230,8 @@ int rdmachan_verbs_reserve(struct rdmachan_call *call,
 void rdmachan_verbs_add(struct rdmachan_verbs_obj *v,
 			struct rdmachan_device *dev);
 void rdmachan_verbs_release(struct rdmachan_verbs_obj *v);
+int rdmachan_verbs_charge(struct rdmachan_verbs_obj *v,
+			  struct rdmachan_device *dev, struct ib_device *ibdev);
 struct rdmachan_verbs_obj *rdmachan_verbs_find(struct rdmachan_file *file,
 					       u32 handle,
 					       enum rdmachan_object_type type);

@@ -161,7 +161,7 @@ int rdmachan_cmd_create_ah(struct rdmachan_call *call, void *arg)
 	struct ib_ah *ibah;
 	int ret;
 
-	ah = kzalloc(sizeof(*ah), GFP_KERNEL);
+	ah = kzalloc(sizeof(*ah), RDMACHAN_GFP);
 	if (!ah)
 		return -ENOMEM;
 	rdmachan_count_inc(RDMACHAN_COUNT_AHS);
@@ -181,6 +181,8 @@ int rdmachan_cmd_create_ah(struct rdmachan_call *call, void *arg)
 	}
 	dev = pd->v.dev;
 	ret = rdmachan_ah_attr_from_user(ibdev, &cmd->attr, &attr);
+	if (!ret)
+		ret = rdmachan_verbs_charge(&ah->v, dev, ibdev);
 	if (ret)
 		goto out_exit;
 	/* It resolves the MAC address of a RoCE destination. */

@@ -146,7 +146,7 @@ int rdmachan_cmd_create_cq(struct rdmachan_call *call, void *arg)
 			goto out_dev;
 		}
 	}
-	cq = kzalloc(sizeof(*cq), GFP_KERNEL);
+	cq = kzalloc(sizeof(*cq), RDMACHAN_GFP);
 	if (!cq) {
 		if (ch)
 			rdmachan_comp_channel_put(ch);
@@ -182,6 +182,9 @@ int rdmachan_cmd_create_cq(struct rdmachan_call *call, void *arg)
 		ret = -EINVAL;
 		goto out_exit;
 	}
+	ret = rdmachan_verbs_charge(&cq->v, dev, ibdev);
+	if (ret)
+		goto out_exit;
 	attr.cqe = cmd->cqe;
 	attr.comp_vector = cmd->comp_vector;
 	ibcq = ib_create_cq(ibdev, rdmachan_cq_comp_handler,
@@ -414,7 +417,7 @@ int rdmachan_cq_add_qp(struct rdmachan_cq *cq, struct ib_qp *ibqp)
 	}
 	ret = xa_err(xa_store(&cq->qps, (unsigned long)ibqp,
 			      xa_mk_value((unsigned long)ibqp->qp_num << 1),
-			      GFP_KERNEL));
+			      RDMACHAN_GFP));
 	if (ret && old)
 		xa_erase(&cq->qps, (unsigned long)ibqp);
 	mutex_unlock(&cq->poll_lock);

@@ -56,10 +56,39 @@ void rdmachan_verbs_add(struct rdmachan_verbs_obj *v,
 	v->live = true;
 }
 
+/*
+ * Before the IB object is made, with @dev entered as @ibdev: an
+ * hca_object of the caller's RDMA cgroup. 0, or -EAGAIN at its limit.
+ */
+int rdmachan_verbs_charge(struct rdmachan_verbs_obj *v,
+			  struct rdmachan_device *dev, struct ib_device *ibdev)
+{
+	int ret;
+
+	ret = rdmachan_charge(dev, ibdev, &v->charge,
+			      RDMACG_RESOURCE_HCA_OBJECT);
+	if (!ret) {
+		kref_get(&dev->ref);
+		v->charge_dev = dev;
+	}
+	return ret;
+}
+
+static void rdmachan_verbs_uncharge(struct rdmachan_verbs_obj *v)
+{
+	if (!v->charge_dev)
+		return;
+	rdmachan_uncharge(v->charge_dev, &v->charge);
+	rdmachan_device_put(v->charge_dev);
+	v->charge_dev = NULL;
+}
+
 /* For the free functions: what every verbs object holds. */
 void rdmachan_verbs_release(struct rdmachan_verbs_obj *v)
 {
 	WARN_ON(v->live);
+	/* a create that failed after the charge */
+	rdmachan_verbs_uncharge(v);
 	if (v->dev)
 		rdmachan_device_put(v->dev);
 }
@@ -87,6 +116,7 @@ void rdmachan_verbs_teardown(struct rdmachan_verbs_obj *v)
 	if (!v->live)
 		return;
 	v->teardown(v);
+	rdmachan_verbs_uncharge(v);
 	v->live = false;
 	mutex_lock(&v->dev->verbs_lock);
 	list_del_init(&v->dev_entry);

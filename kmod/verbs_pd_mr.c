@@ -44,7 +44,7 @@ int rdmachan_cmd_alloc_pd(struct rdmachan_call *call, void *arg)
 	dev = rdmachan_context_device(call->file, cmd->context, &async);
 	if (!dev)
 		return -ENOENT;
-	pd = kzalloc(sizeof(*pd), GFP_KERNEL);
+	pd = kzalloc(sizeof(*pd), RDMACHAN_GFP);
 	if (!pd) {
 		rdmachan_async_queue_put(async);
 		ret = -ENOMEM;
@@ -68,6 +68,9 @@ int rdmachan_cmd_alloc_pd(struct rdmachan_call *call, void *arg)
 		ret = -ENODEV;
 		goto out_dev;
 	}
+	ret = rdmachan_verbs_charge(&pd->v, dev, ibdev);
+	if (ret)
+		goto out_exit;
 	ibpd = ib_alloc_pd(ibdev, 0);
 	if (IS_ERR(ibpd)) {
 		ret = PTR_ERR(ibpd);
@@ -75,6 +78,7 @@ int rdmachan_cmd_alloc_pd(struct rdmachan_call *call, void *arg)
 		pd->ib = ibpd;
 		rdmachan_verbs_add(&pd->v, dev);
 	}
+out_exit:
 	rdmachan_device_exit(dev);
 out_dev:
 	rdmachan_device_put(dev);
@@ -172,7 +176,7 @@ int rdmachan_cmd_reg_mr(struct rdmachan_call *call, void *arg)
 	ret = rdmachan_mr_check(cmd, &access);
 	if (ret)
 		return ret;
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc(sizeof(*mr), RDMACHAN_GFP);
 	if (!mr)
 		return -ENOMEM;
 	rdmachan_count_inc(RDMACHAN_COUNT_MRS);
@@ -191,6 +195,9 @@ int rdmachan_cmd_reg_mr(struct rdmachan_call *call, void *arg)
 		goto out_unlock;
 	}
 	dev = pd->v.dev;
+	ret = rdmachan_verbs_charge(&mr->v, dev, ibdev);
+	if (ret)
+		goto out_exit;
 	/* Pins the pages of current->mm: unmapped memory is -EFAULT. */
 	ibmr = ib_reg_user_mr(pd->ib, cmd->addr, cmd->length, cmd->iova,
 			      access);
@@ -198,7 +205,7 @@ int rdmachan_cmd_reg_mr(struct rdmachan_call *call, void *arg)
 		ret = PTR_ERR(ibmr);
 		goto out_exit;
 	}
-	ret = xa_insert(&pd->mrs, ibmr->lkey, mr, GFP_KERNEL);
+	ret = xa_insert(&pd->mrs, ibmr->lkey, mr, RDMACHAN_GFP);
 	if (ret) {
 		ib_dereg_mr(ibmr);
 		goto out_exit;

@@ -404,7 +404,7 @@ int rdmachan_cmd_create_qp(struct rdmachan_call *call, void *arg)
 	ret = rdmachan_qp_type(cmd->qp_type, &init.qp_type);
 	if (ret)
 		return ret;
-	qp = kzalloc(sizeof(*qp), GFP_KERNEL);
+	qp = kzalloc(sizeof(*qp), RDMACHAN_GFP);
 	if (!qp)
 		return -ENOMEM;
 	rdmachan_count_inc(RDMACHAN_COUNT_QPS);
@@ -457,6 +457,9 @@ int rdmachan_cmd_create_qp(struct rdmachan_call *call, void *arg)
 		ret = -ENODEV;
 		goto out_unlock;
 	}
+	ret = rdmachan_verbs_charge(&qp->v, dev, ibdev);
+	if (ret)
+		goto out_exit;
 	if (cmd->flags & RDMACHAN_CREATE_QP_CM_ID) {
 		ret = rdmachan_qp_create_for_id(file, cmd, qp, &init);
 	} else {

@@ -86,7 +86,7 @@ int rdmachan_cmd_create_srq(struct rdmachan_call *call, void *arg)
 
 	if (cmd->__reserved || cmd->__reserved2 || cmd->attr.__reserved)
 		return -EINVAL;
-	srq = kzalloc(sizeof(*srq), GFP_KERNEL);
+	srq = kzalloc(sizeof(*srq), RDMACHAN_GFP);
 	if (!srq)
 		return -ENOMEM;
 	rdmachan_count_inc(RDMACHAN_COUNT_SRQS);
@@ -107,6 +107,9 @@ int rdmachan_cmd_create_srq(struct rdmachan_call *call, void *arg)
 		goto out_unlock;
 	}
 	dev = pd->v.dev;
+	ret = rdmachan_verbs_charge(&srq->v, dev, ibdev);
+	if (ret)
+		goto out_exit;
 	rdmachan_async_obj_init(&srq->async, &srq->v,
 				RDMACHAN_ASYNC_ELEMENT_SRQ, pd->async,
 				srq->user_context);
