@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * librdmachan: ibv_query_device, ibv_query_port and ibv_query_gid.
+ * librdmachan: ibv_query_device, ibv_query_port, ibv_query_gid and the
+ * GID table entries of ibv_query_gid_ex and ibv_query_gid_table.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -204,4 +205,85 @@ RDMACHAN_EXPORT int ibv_query_gid(struct ibv_context *context,
 	}
 	memcpy(gid->raw, cmd.out_gid, sizeof(gid->raw));
 	return 0;
+}
+
+/* One GID table entry into @entry, as the kernel has it: 0 or an errno. */
+static int rdmachan_gid_entry(struct ibv_context *context, uint32_t port_num,
+			      uint32_t index, struct ibv_gid_entry *entry)
+{
+	struct rdmachan_query_gid cmd = {
+		.size = sizeof(cmd),
+		.handle = to_rctx(context)->handle,
+		.port_num = port_num,
+		.index = index,
+	};
+
+	if (rdmachan_ioctl(context->cmd_fd, RDMACHAN_IOC_QUERY_GID, &cmd))
+		return errno;
+	memset(entry, 0, sizeof(*entry));
+	memcpy(entry->gid.raw, cmd.out_gid, sizeof(entry->gid.raw));
+	entry->gid_index = index;
+	entry->port_num = port_num;
+	/* enum rdmachan_gid_type has enum ibv_gid_type's values */
+	entry->gid_type = cmd.out_gid_type;
+	entry->ndev_ifindex = cmd.out_ndev_ifindex;
+	return 0;
+}
+
+/* ibv_query_gid_ex(3): 0, or an errno value (ENODATA: entry not in use). */
+RDMACHAN_EXPORT int _ibv_query_gid_ex(struct ibv_context *context,
+				      uint32_t port_num, uint32_t gid_index,
+				      struct ibv_gid_entry *entry,
+				      uint32_t flags, size_t entry_size)
+{
+	struct ibv_gid_entry e;
+	int ret;
+
+	if (flags || entry_size < sizeof(e))
+		return EINVAL;
+	ret = rdmachan_gid_entry(context, port_num, gid_index, &e);
+	if (ret)
+		return ret;
+	memcpy(entry, &e, sizeof(e));
+	return 0;
+}
+
+/*
+ * ibv_query_gid_table(3): the valid entries of every port, @entry_size
+ * apart; their number, or a negative errno (-EINVAL when they do not fit).
+ */
+RDMACHAN_EXPORT ssize_t _ibv_query_gid_table(struct ibv_context *context,
+					     struct ibv_gid_entry *entries,
+					     size_t max_entries,
+					     uint32_t flags, size_t entry_size)
+{
+	struct ibv_device_attr dattr;
+	struct ibv_port_attr pattr;
+	struct ibv_gid_entry e;
+	size_t n = 0;
+	uint32_t port;
+	int i, ret;
+
+	if (flags || !max_entries || entry_size < sizeof(e))
+		return -EINVAL;
+	ret = ibv_query_device(context, &dattr);
+	if (ret)
+		return -ret;
+	for (port = 1; port <= dattr.phys_port_cnt; port++) {
+		ret = rdmachan_query_port_op(context, (uint8_t)port, &pattr,
+					     sizeof(pattr));
+		if (ret)
+			return -ret;
+		for (i = 0; i < pattr.gid_tbl_len; i++) {
+			ret = rdmachan_gid_entry(context, port, (uint32_t)i, &e);
+			if (ret == ENODATA)
+				continue;
+			if (ret)
+				return -ret;
+			if (n == max_entries)
+				return -EINVAL;
+			memcpy((char *)entries + n++ * entry_size, &e, sizeof(e));
+		}
+	}
+	return (ssize_t)n;
 }

@@ -208,10 +208,12 @@ RDMACHAN_EXPORT int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 {
 	struct rdmachan_modify_qp cmd;
 	const struct rdmachan_qp_attr *k = &cmd.attr;
-	unsigned int mask = (unsigned int)attr_mask;
-
-	if (mask & ~(unsigned int)VB_QP_ATTR_MASK_SUPPORTED)
-		return EOPNOTSUPP;
+	/*
+	 * A hint, as in libibverbs: every attribute is filled in, and the
+	 * kernel is asked with the bits it knows (IBV_QP_STATE..DEST_QPN).
+	 */
+	unsigned int mask = (unsigned int)attr_mask &
+			    ((IBV_QP_DEST_QPN << 1) - 1);
 
 	memset(&cmd, 0, sizeof(cmd));
 	cmd.size = sizeof(cmd);

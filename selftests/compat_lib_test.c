@@ -5,7 +5,8 @@
  * id's verbs context is one the ibv_* calls take; rdma-core symbols that
  * rdmachan does not implement fail with EOPNOTSUPP in their API's
  * convention, old-ABI versions included; and the few helpers the stock
- * programs need besides (rpoll, ibv_read_sysfs_file, ibv_query_gid_type).
+ * programs need besides (rpoll, ibv_read_sysfs_file, ibv_query_gid_type,
+ * the GID table entries, the rate conversions).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -115,7 +116,125 @@ TEST(unimplemented_calls_fail_cleanly)
 	old_query_pkey = dlvsym(RTLD_DEFAULT, "ibv_query_pkey", "IBVERBS_1.0");
 	ASSERT_NE(NULL, old_query_pkey);
 	EXPECT_EQ(EOPNOTSUPP, old_query_pkey());
+	/* predicates answer 0 ("not guaranteed"), void calls only set errno */
+	errno = 0;
+	EXPECT_EQ(0, ibv_query_qp_data_in_order(NULL, IBV_WR_RDMA_WRITE, 0));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	errno = 0;
+	ibv_unimport_pd(NULL);
+	EXPECT_EQ(EOPNOTSUPP, errno);
 
+	EXPECT_EQ(0, ibv_dealloc_pd(pd));
+	EXPECT_EQ(0, ibv_close_device(ctx));
+	ibv_free_device_list(list);
+}
+
+/* The first port's GID table as rdmachan's ibv_query_gid reads it. */
+static int open_first(struct ibv_context **ctx, struct ibv_device ***list)
+{
+	*list = ibv_get_device_list(NULL);
+	if (!*list || !(*list)[0])
+		return -1;
+	*ctx = ibv_open_device((*list)[0]);
+	return *ctx ? 0 : -1;
+}
+
+/*
+ * ibv_query_gid_ex(3): "returns 0 on success or errno value on error";
+ * ibv_query_gid_table(3): "the number of entries that were read on
+ * success or negative errno value on error", and "If there are more
+ * valid GID entries than the provided value of max_entries ..., the call
+ * will fail".
+ */
+TEST(gid_queries_keep_their_conventions)
+{
+	struct ibv_gid_entry e, table[64];
+	struct ibv_port_attr port;
+	struct ibv_device **list;
+	struct ibv_context *ctx;
+	union ibv_gid gid;
+	ssize_t n;
+	int i, unused = -1;
+
+	ASSERT_EQ(0, open_first(&ctx, &list));
+	ASSERT_EQ(0, ibv_query_port(ctx, 1, &port));
+	ASSERT_EQ(0, ibv_query_gid_ex(ctx, 1, 0, &e, 0));
+	ASSERT_EQ(0, ibv_query_gid(ctx, 1, 0, &gid));
+	EXPECT_EQ(0, memcmp(&gid, &e.gid, sizeof(gid)));
+	EXPECT_EQ(0, e.gid_index);
+	EXPECT_EQ(1, e.port_num);
+	EXPECT_TRUE(e.gid_type == IBV_GID_TYPE_ROCE_V1 ||
+		    e.gid_type == IBV_GID_TYPE_ROCE_V2);
+	EXPECT_NE(0, e.ndev_ifindex);
+	EXPECT_EQ(EINVAL, ibv_query_gid_ex(ctx, 1, 0, &e, 1));
+	EXPECT_EQ(EINVAL, ibv_query_gid_ex(ctx, 1, port.gid_tbl_len, &e, 0));
+
+	n = ibv_query_gid_table(ctx, table, 64, 0);
+	ASSERT_LT(0, n);
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(0, ibv_query_gid_ex(ctx, 1, table[i].gid_index, &e,
+					      0));
+		EXPECT_EQ(0, memcmp(&e, &table[i], sizeof(e)));
+	}
+	/* an entry not in use is ENODATA, and not in the table */
+	for (i = 0; i < port.gid_tbl_len && unused < 0; i++)
+		if (ibv_query_gid_ex(ctx, 1, i, &e, 0) == ENODATA)
+			unused = i;
+	ASSERT_LE(0, unused);
+	for (i = 0; i < n; i++)
+		EXPECT_NE(unused, table[i].gid_index);
+	EXPECT_EQ(-EINVAL, ibv_query_gid_table(ctx, table, 64, 1));
+	if (n > 1)
+		EXPECT_EQ(-EINVAL, ibv_query_gid_table(ctx, table, 1, 0));
+	EXPECT_EQ(0, ibv_close_device(ctx));
+	ibv_free_device_list(list);
+}
+
+/* ibv_rate_to_mult(3), ibv_rate_to_mbps(3) */
+TEST(rate_conversions)
+{
+	EXPECT_EQ(4, ibv_rate_to_mult(IBV_RATE_10_GBPS));
+	EXPECT_EQ(48, ibv_rate_to_mult(IBV_RATE_120_GBPS));
+	EXPECT_EQ(-1, ibv_rate_to_mult(IBV_RATE_25_GBPS));
+	EXPECT_EQ(IBV_RATE_40_GBPS, mult_to_ibv_rate(16));
+	EXPECT_EQ(IBV_RATE_MAX, mult_to_ibv_rate(3));
+	EXPECT_EQ(25781, ibv_rate_to_mbps(IBV_RATE_25_GBPS));
+	EXPECT_EQ(2500, ibv_rate_to_mbps(IBV_RATE_2_5_GBPS));
+	EXPECT_EQ(-1, ibv_rate_to_mbps(IBV_RATE_MAX));
+	EXPECT_EQ(IBV_RATE_100_GBPS, mbps_to_ibv_rate(103125));
+	EXPECT_EQ(IBV_RATE_MAX, mbps_to_ibv_rate(12345));
+}
+
+/* A query mask is a hint, as in libibverbs: bits it does not know too. */
+TEST(query_qp_mask_is_a_hint)
+{
+	struct ibv_qp_init_attr init = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp_attr attr;
+	struct ibv_device **list;
+	struct ibv_context *ctx;
+	struct ibv_qp *qp;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+
+	ASSERT_EQ(0, open_first(&ctx, &list));
+	pd = ibv_alloc_pd(ctx);
+	ASSERT_NE(NULL, pd);
+	cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+	ASSERT_NE(NULL, cq);
+	init.send_cq = cq;
+	init.recv_cq = cq;
+	qp = ibv_create_qp(pd, &init);
+	ASSERT_NE(NULL, qp);
+	memset(&attr, 0xff, sizeof(attr));
+	EXPECT_EQ(0, ibv_query_qp(qp, &attr, 0x7fffffff, &init));
+	EXPECT_EQ(IBV_QPS_RESET, attr.qp_state);
+	EXPECT_EQ(1, init.cap.max_send_sge);
+	EXPECT_EQ(0, ibv_destroy_qp(qp));
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
 	EXPECT_EQ(0, ibv_dealloc_pd(pd));
 	EXPECT_EQ(0, ibv_close_device(ctx));
 	ibv_free_device_list(list);
