@@ -169,6 +169,13 @@ $(B)/selftests/qp_owner_intruder: selftests/qp_owner_intruder.c selftests/*.h $(
 	@mkdir -p $(dir $@)
 	$(CC) $(SELFTEST_CFLAGS) -o $@ $< $(LIB_A) -lpthread
 
+# Bypass mode's module side: the system's libibverbs for the verbs, raw
+# ioctls for the CM; not librdmachan, whose ibv_* would take over.
+$(B)/selftests/uapi_user_qp_test: selftests/uapi_user_qp_test.c selftests/*.h uapi/rdmachan.h
+	@test -r "$(LINUX_SRC)/tools/testing/selftests/kselftest_harness.h" || { echo "no kselftest_harness.h: run 'make setup'" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	$(CC) $(SELFTEST_CFLAGS) -o $@ $< -libverbs -lpthread
+
 # compat_*_test: built against rdma-core's librdmacm/libibverbs like the
 # stock programs, run on the drop-in libraries through their run path.
 $(B)/selftests/compat_%: selftests/compat_%.c selftests/*.h $(COMPAT_SO) $(COMPAT)/librdmacm.so.1

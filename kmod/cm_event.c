@@ -157,6 +157,10 @@ int rdmachan_cm_event_handler(struct rdma_cm_id *cm_id,
 	rdmachan_cm_fill_event(&entry->uevent, cm_id, event);
 
 	switch (event->event) {
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+		rdmachan_user_qp_modify(id, IB_QPS_ERR);
+		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_REJECTED:
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
@@ -168,6 +172,7 @@ int rdmachan_cm_event_handler(struct rdma_cm_id *cm_id,
 		 * or the peer restarted and the connection is dead anyway.
 		 */
 		rdmachan_qp_error(id);
+		rdmachan_user_qp_modify(id, IB_QPS_ERR);
 		break;
 	case RDMA_CM_EVENT_MULTICAST_JOIN:
 	case RDMA_CM_EVENT_MULTICAST_ERROR:
@@ -183,9 +188,18 @@ int rdmachan_cm_event_handler(struct rdma_cm_id *cm_id,
 		}
 		break;
 	case RDMA_CM_EVENT_CONNECT_RESPONSE:
-		/* The REP came: ESTABLISH may send the RTU. */
-		atomic_cmpxchg(&id->conn_end, RDMACHAN_CONN_ACTIVE,
-			       RDMACHAN_CONN_REPLIED);
+		ret = rdmachan_user_qp_connected(id);
+		if (ret > 0) {
+			/* The REP came: ESTABLISH may send the RTU. */
+			atomic_cmpxchg(&id->conn_end, RDMACHAN_CONN_ACTIVE,
+				       RDMACHAN_CONN_REPLIED);
+			break;
+		}
+		/* A bound uverbs QP: the module sent the RTU, or rejected. */
+		atomic_set(&id->conn_end, RDMACHAN_CONN_ANSWERED);
+		entry->uevent.event = ret ? RDMA_CM_EVENT_CONNECT_ERROR :
+					    RDMA_CM_EVENT_ESTABLISHED;
+		entry->uevent.status = ret;
 		break;
 	case RDMA_CM_EVENT_ADDR_ERROR:
 		/*

@@ -37,14 +37,16 @@ static void rdmachan_cm_id_teardown(struct rdmachan_cm_id *id)
 {
 	struct rdmachan_mcast *mc, *tmp;
 	struct rdmachan_qp *qp = NULL;
+	struct file *user_qp_file = NULL;
 	struct rdma_cm_id *cm_id;
 	LIST_HEAD(mcasts);
 
 	mutex_lock(&id->lock);
 	cm_id = id->cm_id;
-	if (cm_id && id->qp) {
+	if (cm_id && (id->qp || id->user_qp_file)) {
 		rdma_lock_handler(cm_id);
 		qp = rdmachan_cm_unbind_qp(id, false);
+		user_qp_file = rdmachan_user_qp_unbind(id);
 		rdma_unlock_handler(cm_id);
 	}
 	list_splice_init(&id->mcasts, &mcasts);
@@ -69,6 +71,8 @@ static void rdmachan_cm_id_teardown(struct rdmachan_cm_id *id)
 		rdmachan_object_put(&qp->v.obj);
 		rdmachan_object_put(&id->obj);
 	}
+	if (user_qp_file)
+		fput(user_qp_file);
 }
 
 /* The CM waits in device removal until every id on the device is gone. */
@@ -468,6 +472,8 @@ static int rdmachan_cm_conn_param(struct rdmachan_cm_id *id,
 	if (id->qp) {
 		dst->qp_num = id->qp->ib->qp_num;
 		dst->srq = !!id->qp->srq;
+	} else if (id->user_qp_file) {
+		dst->qp_num = id->user_qp_num;
 	} else if (cm_id->device) {
 		ret = rdmachan_qp_num_usable(id->file, cm_id->device,
 					     dst->qp_num);
@@ -537,6 +543,12 @@ int rdmachan_cmd_accept(struct rdmachan_call *call, void *arg)
 	if (IS_ERR(id))
 		return PTR_ERR(id);
 	ret = rdmachan_cm_conn_param(id, &cmd->conn, &param);
+	/* A bound uverbs QP is ready to receive before the reply goes. */
+	if (!ret && id->cm_id->qp_type != IB_QPT_UD) {
+		ret = rdmachan_user_qp_modify(id, IB_QPS_RTR);
+		if (!ret)
+			ret = rdmachan_user_qp_modify(id, IB_QPS_RTS);
+	}
 	if (!ret)
 		ret = rdmachan_cm_answer_begin(id, RDMACHAN_CONN_REQUEST);
 	if (!ret) {
@@ -620,6 +632,8 @@ int rdmachan_cmd_disconnect(struct rdmachan_call *call, void *arg)
 	id = rdmachan_cm_id_lock(call->file, cmd->handle);
 	if (IS_ERR(id))
 		return PTR_ERR(id);
+	/* as the CM does for its own QP: flushed before the DREQ goes */
+	rdmachan_user_qp_modify(id, IB_QPS_ERR);
 	ret = rdma_disconnect(id->cm_id);
 	rdmachan_cm_id_unlock(id);
 	return ret;

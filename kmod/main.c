@@ -146,6 +146,9 @@ static const struct rdmachan_ioctl_op rdmachan_ops[] = {
 	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_UPDATE_CQ_RING,
 			      rdmachan_update_cq_ring,
 			      rdmachan_cmd_update_cq_ring),
+	RDMACHAN_OP_FLAGS(RDMACHAN_CMD_BIND_USER_QP, rdmachan_bind_user_qp,
+			  rdmachan_cmd_bind_user_qp,
+			  RDMACHAN_BIND_USER_QP_UNBIND),
 };
 
 /* Large enough for the argument of any command. */
@@ -183,6 +186,7 @@ union rdmachan_ioctl_buf {
 	struct rdmachan_open_async_fd open_async_fd;
 	struct rdmachan_ack_async_event ack_async_event;
 	struct rdmachan_update_cq_ring update_cq_ring;
+	struct rdmachan_bind_user_qp bind_user_qp;
 };
 
 struct rdmachan_ioctl_header {
@@ -344,6 +348,8 @@ int rdmachan_cmd_get_info(struct rdmachan_call *call, void *arg)
 			    RDMACHAN_FEATURE_VERBS |
 			    RDMACHAN_FEATURE_ASYNC_EVENTS |
 			    RDMACHAN_FEATURE_CQ_RING;
+	if (rdmachan_user_qp_supported())
+		cmd->out_features |= RDMACHAN_FEATURE_USER_QP;
 	return 0;
 }
 

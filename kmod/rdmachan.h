@@ -275,6 +275,12 @@ struct rdmachan_cm_id {
 	atomic_t conn_end;
 	/* the QP made for the id; changes under @lock and the handler lock */
 	struct rdmachan_qp *qp;
+	/*
+	 * Bypass mode: a uverbs QP bound by number, and the uverbs file it
+	 * was made on, a reference (user_qp.c); under the same locks.
+	 */
+	struct file *user_qp_file;
+	u32 user_qp_num;
 	/* joins the CM may still report, each with a reference; under @lock */
 	struct list_head mcasts;
 };
@@ -390,6 +396,13 @@ int rdmachan_cmd_join_mcast(struct rdmachan_call *call, void *arg);
 int rdmachan_cmd_open_async_fd(struct rdmachan_call *call, void *arg);
 int rdmachan_cmd_ack_async_event(struct rdmachan_call *call, void *arg);
 int rdmachan_cmd_update_cq_ring(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_bind_user_qp(struct rdmachan_call *call, void *arg);
+
+/* Bypass mode's QPs (user_qp.c); with the id's lock or CM handler lock */
+bool rdmachan_user_qp_supported(void);
+int rdmachan_user_qp_modify(struct rdmachan_cm_id *id, enum ib_qp_state state);
+int rdmachan_user_qp_connected(struct rdmachan_cm_id *id);
+struct file *rdmachan_user_qp_unbind(struct rdmachan_cm_id *id);
 bool rdmachan_is_rdmachan_file(struct file *filp);
 
 /* Live-object counters, shown in debugfs. */

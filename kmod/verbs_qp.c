@@ -209,9 +209,10 @@ static void rdmachan_qp_event(struct ib_event *event, void *context)
  * The CM trusts the number: a REQ naming a QP another connection uses is
  * taken for a stale copy of it, and the CM then disconnects that
  * connection. So a number that names a QP must name one the caller's
- * process made, through any of its files (an id's file is its event
- * channel, a QP's the device context's). One that names no QP is the
- * caller's own business, as on the stock stack.
+ * process made: through any of its files (an id's file is its event
+ * channel, a QP's the device context's), or through uverbs (bypass mode,
+ * which drives its own QPs with rdma_init_qp_attr()). One that names no
+ * QP is the caller's own business, as on the stock stack.
  *
  * Return: 0, or -EACCES for a QP that is not the caller's.
  */
@@ -235,6 +236,10 @@ int rdmachan_qp_num_usable(struct rdmachan_file *file,
 		qp = ibqp->qp_context;
 		if (qp->v.file->owner == file->owner)
 			ret = 0;
+	} else if (!rdma_is_kernel_res(res) && res->task &&
+		   task_tgid(res->task) == file->owner) {
+		/* its creator's task stays while the entry is held */
+		ret = 0;
 	}
 	rdma_restrack_put(res);
 	return ret;

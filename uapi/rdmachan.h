@@ -41,6 +41,9 @@
  *	contexts, and the acknowledgment of QP, CQ and SRQ events
  * @RDMACHAN_FEATURE_CQ_RING: CQs whose completions are read from a ring
  *	mapped into the process (RDMACHAN_CREATE_CQ_RING)
+ * @RDMACHAN_FEATURE_USER_QP: QPs made through uverbs bound to CM ids
+ *	(RDMACHAN_IOC_BIND_USER_QP); only where the kernel's QP destroy
+ *	waits for a QP the module holds
  */
 enum rdmachan_feature {
 	RDMACHAN_FEATURE_DEVICE_QUERY = 0x1,
@@ -48,6 +51,7 @@ enum rdmachan_feature {
 	RDMACHAN_FEATURE_VERBS = 0x4,
 	RDMACHAN_FEATURE_ASYNC_EVENTS = 0x8,
 	RDMACHAN_FEATURE_CQ_RING = 0x10,
+	RDMACHAN_FEATURE_USER_QP = 0x20,
 };
 
 /* Node and transport types; the values are those of libibverbs. */
@@ -1142,6 +1146,47 @@ struct rdmachan_update_cq_ring {
 	__u32 consumer;
 };
 
+/* Flags of rdmachan_bind_user_qp */
+#define RDMACHAN_BIND_USER_QP_UNBIND	0x1
+
+/**
+ * struct rdmachan_bind_user_qp - RDMACHAN_IOC_BIND_USER_QP
+ * @size: sizeof(struct rdmachan_bind_user_qp)
+ * @flags: RDMACHAN_BIND_USER_QP_UNBIND to undo the binding (the other
+ *	fields but @handle must then be 0)
+ * @handle: a CM id of this file, with a device and without a QP
+ * @uverbs_fd: the uverbs command file the QP was made on (a libibverbs
+ *	context's cmd_fd)
+ * @qp_num: the QP's number
+ * @__reserved: must be 0
+ *
+ * Bypass mode: the QP belongs to libibverbs and its provider, and the
+ * module drives its state for the id as it does for its own QPs. Bound
+ * in RESET, it is moved to INIT (a UD QP on to RTS, with the id's Q_Key);
+ * CONNECT and ACCEPT send its number and move it to RTR and RTS (on the
+ * active side when the reply comes, which is then reported as
+ * RDMA_CM_EVENT_ESTABLISHED: the module sends the RTU); DISCONNECT, and
+ * DISCONNECTED, REJECTED, UNREACHABLE, CONNECT_ERROR and DEVICE_REMOVAL
+ * before they are queued, move it to ERR, which flushes its work
+ * requests. The binding holds @uverbs_fd's file until the id is destroyed
+ * or unbound. The QP is looked up by number for every transition and is
+ * only touched while it is still a QP of that file: after it was
+ * destroyed, a transition fails with -ENOENT and an event's is skipped.
+ *
+ * -EOPNOTSUPP without RDMACHAN_FEATURE_USER_QP; -EBADF for a bad
+ * @uverbs_fd; -ENOENT when no QP of the id's device has @qp_num; -EACCES
+ * when that QP is not one of @uverbs_fd's; -EINVAL for an id with a QP,
+ * without a device, or of another QP type.
+ */
+struct rdmachan_bind_user_qp {
+	__u32 size;
+	__u32 flags;
+	__u32 handle;
+	__s32 uverbs_fd;
+	__u32 qp_num;
+	__u32 __reserved;
+};
+
 /**
  * struct rdmachan_qp_cap - QP capacities, as struct ibv_qp_cap
  * @max_send_wr: as in struct ibv_qp_cap
@@ -1627,6 +1672,7 @@ enum rdmachan_ioctl_nr {
 	RDMACHAN_CMD_GET_ASYNC_EVENT,
 	RDMACHAN_CMD_ACK_ASYNC_EVENT,
 	RDMACHAN_CMD_UPDATE_CQ_RING,
+	RDMACHAN_CMD_BIND_USER_QP,
 };
 
 #define RDMACHAN_IOC_GET_INFO \
@@ -1725,5 +1771,8 @@ enum rdmachan_ioctl_nr {
 #define RDMACHAN_IOC_UPDATE_CQ_RING \
 	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_UPDATE_CQ_RING, \
 	      struct rdmachan_update_cq_ring)
+#define RDMACHAN_IOC_BIND_USER_QP \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_BIND_USER_QP, \
+	      struct rdmachan_bind_user_qp)
 
 #endif /* _UAPI_RDMACHAN_H */

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmachan: bypass mode's QPs. A QP the process made through uverbs, so
+ * that libibverbs and its provider own its data path, is bound to a CM id
+ * by its number and its uverbs file, and the module drives its state as
+ * it does its own QPs': INIT when bound, RTR and RTS for the connection,
+ * ERR when the connection ends.
+ *
+ * The QP is found in the device's resource tracker for each transition
+ * and held only during it. That is safe where a QP's destroy begins the
+ * tracker's delete before the driver destroys the QP (the build probes
+ * for rdma_restrack_begin_del()): the destroy then waits for the held
+ * entry, and a QP whose destroy has begun is not found. What is found
+ * must still be a QP of the bound uverbs file, so a number that another
+ * process's QP took over is never touched.
+ */
+#include <linux/file.h>
+#include <rdma/ib_cm.h>
+
+#include "rdmachan.h"
+
+#ifdef RDMACHAN_HAVE_SAFE_QP_LOOKUP
+
+bool rdmachan_user_qp_supported(void)
+{
+	return true;
+}
+
+/*
+ * QP @qpn of @cm_id's device, held, if it is a uverbs QP made on @ufile:
+ * its PD is then one of that file's objects. Else an ERR_PTR: -ENOENT for
+ * no such QP, -EACCES for someone else's. Undo with rdma_restrack_put().
+ */
+static struct ib_qp *rdmachan_user_qp_get(struct rdma_cm_id *cm_id,
+					  struct file *ufile, u32 qpn)
+{
+	struct rdma_restrack_entry *res;
+	struct ib_qp *qp;
+
+	res = rdma_restrack_get_byid(cm_id->device, RDMA_RESTRACK_QP, qpn);
+	if (IS_ERR(res))
+		return ERR_PTR(-ENOENT);
+	qp = container_of(res, struct ib_qp, res);
+	/* The pointers are only compared: no type of ib_uverbs is used. */
+	if (rdma_is_kernel_res(res) || !qp->uobject || !qp->pd->uobject ||
+	    qp->pd->uobject->ufile != ufile->private_data) {
+		rdma_restrack_put(res);
+		return ERR_PTR(-EACCES);
+	}
+	return qp;
+}
+
+/* @qp to @state, with the CM's attributes for INIT, RTR and RTS. */
+static int rdmachan_user_qp_move(struct rdma_cm_id *cm_id, struct ib_qp *qp,
+				 enum ib_qp_state state)
+{
+	struct ib_qp_attr attr = { .qp_state = state };
+	int mask = IB_QP_STATE, ret;
+
+	if (state == IB_QPS_ERR)
+		return ib_modify_qp(qp, &attr, mask);
+	/* UD: the CM has attributes for INIT only, as librdmacm knows */
+	if (qp->qp_type != IB_QPT_UD || state == IB_QPS_INIT) {
+		ret = rdma_init_qp_attr(cm_id, &attr, &mask);
+		if (ret)
+			return ret;
+	} else if (state == IB_QPS_RTS) {
+		attr.sq_psn = 0;
+		mask |= IB_QP_SQ_PSN;
+	}
+	return ib_modify_qp(qp, &attr, mask);
+}
+
+/*
+ * The id's bound QP to @state: 0 when the id has none, -ENOENT when its
+ * QP is gone. With the id's lock or its CM handler lock held.
+ */
+int rdmachan_user_qp_modify(struct rdmachan_cm_id *id, enum ib_qp_state state)
+{
+	struct ib_qp *qp;
+	int ret;
+
+	if (!id->user_qp_file)
+		return 0;
+	qp = rdmachan_user_qp_get(id->cm_id, id->user_qp_file,
+				  id->user_qp_num);
+	if (IS_ERR(qp))
+		return PTR_ERR(qp) == -EACCES ? -ENOENT : PTR_ERR(qp);
+	ret = rdmachan_user_qp_move(id->cm_id, qp, state);
+	rdma_restrack_put(&qp->res);
+	return ret;
+}
+
+/*
+ * From the CM's handler on CONNECT_RESPONSE: the bound QP to RTR and
+ * RTS, and the RTU sent, as the CM does for a QP of its own. On failure
+ * the QP is in ERR and the connection rejected. 1 when the id has no
+ * bound QP, else 0 or the error.
+ */
+int rdmachan_user_qp_connected(struct rdmachan_cm_id *id)
+{
+	int ret;
+
+	if (!id->user_qp_file)
+		return 1;
+	ret = rdmachan_user_qp_modify(id, IB_QPS_RTR);
+	if (!ret)
+		ret = rdmachan_user_qp_modify(id, IB_QPS_RTS);
+	if (!ret)
+		ret = rdma_accept(id->cm_id, NULL);
+	if (ret) {
+		rdmachan_user_qp_modify(id, IB_QPS_ERR);
+		rdma_reject(id->cm_id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+	}
+	return ret;
+}
+
+static int rdmachan_user_qp_bind(struct rdmachan_cm_id *id, int fd, u32 qpn)
+{
+	struct rdma_cm_id *cm_id = id->cm_id;
+	struct file *ufile;
+	struct ib_qp *qp;
+	int ret;
+
+	if (id->qp || id->user_qp_file || !cm_id->device)
+		return -EINVAL;
+	ufile = fget(fd);
+	if (!ufile)
+		return -EBADF;
+	rdma_lock_handler(cm_id);
+	qp = rdmachan_user_qp_get(cm_id, ufile, qpn);
+	if (IS_ERR(qp)) {
+		ret = PTR_ERR(qp);
+		goto out;
+	}
+	ret = qp->qp_type == cm_id->qp_type ? 0 : -EINVAL;
+	if (!ret)
+		ret = rdmachan_user_qp_move(cm_id, qp, IB_QPS_INIT);
+	if (!ret && qp->qp_type == IB_QPT_UD) {
+		ret = rdmachan_user_qp_move(cm_id, qp, IB_QPS_RTR);
+		if (!ret)
+			ret = rdmachan_user_qp_move(cm_id, qp, IB_QPS_RTS);
+	}
+	rdma_restrack_put(&qp->res);
+	if (!ret) {
+		id->user_qp_file = ufile;
+		id->user_qp_num = qpn;
+		ufile = NULL;
+	}
+out:
+	rdma_unlock_handler(cm_id);
+	if (ufile)
+		fput(ufile);
+	return ret;
+}
+
+#else
+
+bool rdmachan_user_qp_supported(void)
+{
+	return false;
+}
+
+int rdmachan_user_qp_modify(struct rdmachan_cm_id *id, enum ib_qp_state state)
+{
+	return 0;
+}
+
+int rdmachan_user_qp_connected(struct rdmachan_cm_id *id)
+{
+	return 1;
+}
+
+static int rdmachan_user_qp_bind(struct rdmachan_cm_id *id, int fd, u32 qpn)
+{
+	return -EOPNOTSUPP;
+}
+
+#endif /* RDMACHAN_HAVE_SAFE_QP_LOOKUP */
+
+/*
+ * With the id's lock and CM handler lock held: the binding ends. The
+ * caller fput()s the file returned, if any, once the locks are dropped.
+ */
+struct file *rdmachan_user_qp_unbind(struct rdmachan_cm_id *id)
+{
+	struct file *ufile = id->user_qp_file;
+
+	id->user_qp_file = NULL;
+	id->user_qp_num = 0;
+	return ufile;
+}
+
+int rdmachan_cmd_bind_user_qp(struct rdmachan_call *call, void *arg)
+{
+	struct rdmachan_bind_user_qp *cmd = arg;
+	struct rdmachan_cm_id *id;
+	struct file *ufile = NULL;
+	int ret;
+
+	if (cmd->__reserved)
+		return -EINVAL;
+	if ((cmd->flags & RDMACHAN_BIND_USER_QP_UNBIND) &&
+	    (cmd->uverbs_fd || cmd->qp_num))
+		return -EINVAL;
+	id = rdmachan_cm_id_lock(call->file, cmd->handle);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	if (cmd->flags & RDMACHAN_BIND_USER_QP_UNBIND) {
+		rdma_lock_handler(id->cm_id);
+		ufile = rdmachan_user_qp_unbind(id);
+		rdma_unlock_handler(id->cm_id);
+		ret = ufile ? 0 : -EINVAL;
+	} else {
+		ret = rdmachan_user_qp_bind(id, cmd->uverbs_fd,
+					    cmd->qp_num & 0xffffff);
+	}
+	rdmachan_cm_id_unlock(id);
+	if (ufile)
+		fput(ufile);
+	return ret;
+}

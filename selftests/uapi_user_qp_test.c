@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Bypass mode in the module (RDMACHAN_IOC_BIND_USER_QP): QPs made by
+ * the system's libibverbs and rxe provider on uverbs, bound to CM ids made
+ * with raw ioctls, and driven by the module: INIT when bound, RTS through
+ * connect and accept (the active side's reply reported as ESTABLISHED),
+ * ERR on disconnect on both sides, with the posted receives flushed. The
+ * data path is the provider's: this program is linked with the stock
+ * libibverbs, not librdmachan. Refusals: another uverbs file's QP, a
+ * kernel QP, no QP, a destroyed QP, a file that is not uverbs, an id in
+ * the wrong state.
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "rdmachan_cm_raw.h"
+#include "rdmachan_verbs_raw.h"
+#include "kselftest_harness.h"
+
+#define BUF_LEN		8192
+#define MSG_LEN		64
+#define RECV_OFF	4096
+#define NO_SUCH_QPN	0xfedcbaU
+
+struct side {
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+};
+
+FIXTURE(uqp) {
+	int fd;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_mr *mr;
+	unsigned char *buf;
+	struct side c, s;
+	__u32 listen, client, server;
+	__u16 port;
+};
+
+static struct ibv_context *open_rxe(void)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = NULL;
+	int i;
+
+	for (i = 0; list && list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), RDMACHAN_TEST_DEVICE))
+			ctx = ibv_open_device(list[i]);
+	if (list)
+		ibv_free_device_list(list);
+	return ctx;
+}
+
+static struct ibv_qp *make_qp(struct ibv_pd *pd, struct ibv_cq *cq,
+			      enum ibv_qp_type type)
+{
+	struct ibv_qp_init_attr attr = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = type,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+
+	return ibv_create_qp(pd, &attr);
+}
+
+static int bind_qp(int fd, __u32 id, int uverbs_fd, __u32 qpn, __u32 flags)
+{
+	struct rdmachan_bind_user_qp cmd = {
+		.size = sizeof(cmd), .flags = flags, .handle = id,
+		.uverbs_fd = uverbs_fd, .qp_num = qpn,
+	};
+
+	return ioctl(fd, RDMACHAN_IOC_BIND_USER_QP, &cmd) ? errno : 0;
+}
+
+static int qp_state(struct ibv_qp *qp)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr attr;
+
+	if (ibv_query_qp(qp, &attr, IBV_QP_STATE, &init))
+		return -1;
+	return attr.qp_state;
+}
+
+static int post_recv(FIXTURE_DATA(uqp) *self, struct ibv_qp *qp,
+		     uint64_t wr_id)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)self->buf + RECV_OFF, .length = MSG_LEN,
+		.lkey = self->mr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge,
+				  .num_sge = 1 }, *bad;
+
+	return ibv_post_recv(qp, &wr, &bad);
+}
+
+static int post_send(FIXTURE_DATA(uqp) *self, struct ibv_qp *qp,
+		     uint64_t wr_id)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)self->buf, .length = MSG_LEN,
+		.lkey = self->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+
+	return ibv_post_send(qp, &wr, &bad);
+}
+
+/* One completion of @cq within 5 s into *@wc: 0 or -1. */
+static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
+{
+	int i, n;
+
+	for (i = 0; i < 500000; i++) {
+		n = ibv_poll_cq(cq, 1, wc);
+		if (n)
+			return n == 1 ? 0 : -1;
+		usleep(10);
+	}
+	return -1;
+}
+
+/* The next two events are @a for @ida and @b for @idb, in any order. */
+static int expect_two(int fd, __u32 ida, __u32 a, __u32 idb, __u32 b)
+{
+	struct rdmachan_cm_event ev;
+	int i, seen_a = 0, seen_b = 0;
+
+	for (i = 0; i < 2; i++) {
+		if (raw_get_event(fd, &ev, 5000) ||
+		    raw_ack(fd, &ev.event_handle, 1))
+			return -1;
+		if (ev.event == a && ev.id_handle == ida && !seen_a)
+			seen_a = 1;
+		else if (ev.event == b && ev.id_handle == idb && !seen_b)
+			seen_b = 1;
+		else
+			fprintf(stderr, "# event %u (status %d) for id %u\n",
+				ev.event, ev.status, ev.id_handle);
+	}
+	return seen_a && seen_b ? 0 : -1;
+}
+
+FIXTURE_SETUP(uqp)
+{
+	struct rdmachan_get_info info = { .size = sizeof(info) };
+
+	self->fd = open("/dev/rdmachan", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, ioctl(self->fd, RDMACHAN_IOC_GET_INFO, &info));
+	/* Debian's 6.1 has the tracker's begin_del: the feature must be on */
+	ASSERT_TRUE(info.out_features & RDMACHAN_FEATURE_USER_QP);
+	self->ctx = open_rxe();
+	ASSERT_NE(NULL, self->ctx);
+	self->pd = ibv_alloc_pd(self->ctx);
+	ASSERT_NE(NULL, self->pd);
+	self->buf = calloc(1, BUF_LEN);
+	ASSERT_NE(NULL, self->buf);
+	self->mr = ibv_reg_mr(self->pd, self->buf, BUF_LEN,
+			      IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, self->mr);
+	self->c.cq = ibv_create_cq(self->ctx, 64, NULL, NULL, 0);
+	self->s.cq = ibv_create_cq(self->ctx, 64, NULL, NULL, 0);
+	ASSERT_NE(NULL, self->c.cq);
+	ASSERT_NE(NULL, self->s.cq);
+
+	ASSERT_EQ(0, raw_create_id(self->fd, RDMA_PS_TCP, 0, &self->listen));
+	ASSERT_EQ(0, raw_listen(self->fd, self->listen, 4, &self->port));
+	ASSERT_EQ(0, raw_create_id(self->fd, RDMA_PS_TCP, 0, &self->client));
+	ASSERT_EQ(0, raw_resolve_addr(self->fd, self->client, self->port));
+	ASSERT_EQ(0, raw_expect(self->fd, self->client,
+				RDMA_CM_EVENT_ADDR_RESOLVED, NULL));
+	ASSERT_EQ(0, raw_id_cmd(self->fd, RDMACHAN_IOC_RESOLVE_ROUTE,
+				self->client, 2000));
+	ASSERT_EQ(0, raw_expect(self->fd, self->client,
+				RDMA_CM_EVENT_ROUTE_RESOLVED, NULL));
+	self->c.qp = make_qp(self->pd, self->c.cq, IBV_QPT_RC);
+	self->s.qp = make_qp(self->pd, self->s.cq, IBV_QPT_RC);
+	ASSERT_NE(NULL, self->c.qp);
+	ASSERT_NE(NULL, self->s.qp);
+}
+
+FIXTURE_TEARDOWN(uqp)
+{
+	/* closing the file destroys the ids, and with them the bindings */
+	close(self->fd);
+	if (self->c.qp)
+		EXPECT_EQ(0, ibv_destroy_qp(self->c.qp));
+	if (self->s.qp)
+		EXPECT_EQ(0, ibv_destroy_qp(self->s.qp));
+	ibv_destroy_cq(self->c.cq);
+	ibv_destroy_cq(self->s.cq);
+	ibv_dereg_mr(self->mr);
+	ibv_dealloc_pd(self->pd);
+	ibv_close_device(self->ctx);
+	free(self->buf);
+}
+
+/* Connects client and server, each with its bound QP. */
+static int connect_bound(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(uqp) *self)
+{
+	struct rdmachan_cm_event ev;
+
+	EXPECT_EQ(0, bind_qp(self->fd, self->client, self->ctx->cmd_fd,
+			     self->c.qp->qp_num, 0));
+	EXPECT_EQ(IBV_QPS_INIT, qp_state(self->c.qp));
+	EXPECT_EQ(0, post_recv(self, self->c.qp, 1));
+	EXPECT_EQ(0, raw_connect(self->fd, RDMACHAN_IOC_CONNECT, self->client,
+				 "hello"));
+	EXPECT_EQ(0, raw_expect(self->fd, self->listen,
+				RDMA_CM_EVENT_CONNECT_REQUEST, &ev));
+	/* the request carries the bound QP's number, whatever was asked */
+	EXPECT_EQ(self->c.qp->qp_num, ev.qp_num);
+	self->server = ev.new_id_handle;
+	EXPECT_EQ(0, bind_qp(self->fd, self->server, self->ctx->cmd_fd,
+			     self->s.qp->qp_num, 0));
+	EXPECT_EQ(IBV_QPS_INIT, qp_state(self->s.qp));
+	EXPECT_EQ(0, post_recv(self, self->s.qp, 2));
+	EXPECT_EQ(0, raw_connect(self->fd, RDMACHAN_IOC_ACCEPT, self->server,
+				 "welcome"));
+	EXPECT_EQ(IBV_QPS_RTS, qp_state(self->s.qp));
+	/* the module sent the RTU: ESTABLISHED on both sides */
+	EXPECT_EQ(0, expect_two(self->fd, self->client,
+				RDMA_CM_EVENT_ESTABLISHED, self->server,
+				RDMA_CM_EVENT_ESTABLISHED));
+	EXPECT_EQ(IBV_QPS_RTS, qp_state(self->c.qp));
+	return _metadata->passed ? 0 : -1;
+}
+
+TEST_F(uqp, connect_accept_disconnect_drive_both_qps)
+{
+	struct ibv_wc wc;
+	int i;
+
+	ASSERT_EQ(0, connect_bound(_metadata, self));
+	/* the provider's data path, both ways */
+	memset(self->buf, 0x5a, MSG_LEN);
+	ASSERT_EQ(0, post_send(self, self->c.qp, 10));
+	ASSERT_EQ(0, poll_one(self->c.cq, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	ASSERT_EQ(0, poll_one(self->s.cq, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	EXPECT_EQ(2, wc.wr_id);
+	EXPECT_EQ(MSG_LEN, wc.byte_len);
+	ASSERT_EQ(0, post_send(self, self->s.qp, 20));
+	ASSERT_EQ(0, poll_one(self->s.cq, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	ASSERT_EQ(0, poll_one(self->c.cq, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	EXPECT_EQ(1, wc.wr_id);
+
+	/* K receives on each side, flushed by the disconnect */
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(0, post_recv(self, self->c.qp, 100 + i));
+		ASSERT_EQ(0, post_recv(self, self->s.qp, 200 + i));
+	}
+	ASSERT_EQ(0, raw_id_cmd(self->fd, RDMACHAN_IOC_DISCONNECT,
+				self->client, 0));
+	EXPECT_EQ(IBV_QPS_ERR, qp_state(self->c.qp));
+	ASSERT_EQ(0, raw_expect(self->fd, self->server,
+				RDMA_CM_EVENT_DISCONNECTED, NULL));
+	/* the side that did not disconnect is in ERR when it hears of it */
+	EXPECT_EQ(IBV_QPS_ERR, qp_state(self->s.qp));
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(0, poll_one(self->c.cq, &wc));
+		EXPECT_EQ(IBV_WC_WR_FLUSH_ERR, wc.status);
+		EXPECT_EQ(100 + i, wc.wr_id);
+		ASSERT_EQ(0, poll_one(self->s.cq, &wc));
+		EXPECT_EQ(IBV_WC_WR_FLUSH_ERR, wc.status);
+		EXPECT_EQ(200 + i, wc.wr_id);
+	}
+	ASSERT_EQ(0, raw_id_cmd(self->fd, RDMACHAN_IOC_DISCONNECT,
+				self->server, 0));
+	EXPECT_EQ(0, raw_expect(self->fd, self->client,
+				RDMA_CM_EVENT_DISCONNECTED, NULL));
+}
+
+TEST_F(uqp, refusals)
+{
+	struct ibv_context *other = open_rxe();
+	struct ibv_pd *opd;
+	struct ibv_cq *ocq;
+	struct ibv_qp *oqp, *ud;
+	__u32 fresh = 0, kctx, kpd = 0, kcq = 0, kqp = 0, kqpn = 0;
+	int devnull = open("/dev/null", O_RDONLY);
+	struct raw_qp_init kinit = { 0 };
+
+	ASSERT_NE(NULL, other);
+	opd = ibv_alloc_pd(other);
+	ocq = ibv_create_cq(other, 4, NULL, NULL, 0);
+	oqp = make_qp(opd, ocq, IBV_QPT_RC);
+	ASSERT_NE(NULL, oqp);
+	/* another uverbs file's QP, named with either file */
+	EXPECT_EQ(EACCES, bind_qp(self->fd, self->client, self->ctx->cmd_fd,
+				  oqp->qp_num, 0));
+	EXPECT_EQ(EACCES, bind_qp(self->fd, self->client, other->cmd_fd,
+				  self->c.qp->qp_num, 0));
+	/* a file that is not uverbs, and no file */
+	EXPECT_EQ(EACCES, bind_qp(self->fd, self->client, devnull,
+				  self->c.qp->qp_num, 0));
+	EXPECT_EQ(EBADF, bind_qp(self->fd, self->client, -1,
+				 self->c.qp->qp_num, 0));
+	/* no such QP */
+	EXPECT_EQ(ENOENT, bind_qp(self->fd, self->client, self->ctx->cmd_fd,
+				  NO_SUCH_QPN, 0));
+	/* a kernel QP (rdmachan's own) */
+	kctx = rdmachan_open_context(self->fd, RDMACHAN_TEST_DEVICE);
+	ASSERT_NE(0, kctx);
+	ASSERT_EQ(0, raw_alloc_pd(self->fd, kctx, &kpd));
+	ASSERT_EQ(0, raw_create_cq(self->fd, kctx, 8, -1, 0, &kcq));
+	kinit.pd = kpd;
+	kinit.send_cq = kcq;
+	kinit.recv_cq = kcq;
+	kinit.qp_type = IBV_QPT_RC;
+	ASSERT_EQ(0, raw_create_qp(self->fd, &kinit, &kqp, &kqpn, NULL));
+	EXPECT_EQ(EACCES, bind_qp(self->fd, self->client, self->ctx->cmd_fd,
+				  kqpn, 0));
+	/* a UD QP for an RC id */
+	ud = make_qp(self->pd, self->c.cq, IBV_QPT_UD);
+	ASSERT_NE(NULL, ud);
+	EXPECT_EQ(EINVAL, bind_qp(self->fd, self->client, self->ctx->cmd_fd,
+				  ud->qp_num, 0));
+	/* an id without a device */
+	ASSERT_EQ(0, raw_create_id(self->fd, RDMA_PS_TCP, 0, &fresh));
+	EXPECT_EQ(EINVAL, bind_qp(self->fd, fresh, self->ctx->cmd_fd,
+				  self->c.qp->qp_num, 0));
+	/* bad flags and arguments, unbinding what is not bound */
+	EXPECT_EQ(EINVAL, bind_qp(self->fd, self->client, self->ctx->cmd_fd,
+				  self->c.qp->qp_num, 0x2));
+	EXPECT_EQ(EINVAL, bind_qp(self->fd, self->client, 0, 0,
+				  RDMACHAN_BIND_USER_QP_UNBIND));
+	EXPECT_EQ(EINVAL, bind_qp(self->fd, self->client, 0, 5,
+				  RDMACHAN_BIND_USER_QP_UNBIND));
+	/* nothing above changed the QP; a good bind does, once */
+	EXPECT_EQ(IBV_QPS_RESET, qp_state(self->c.qp));
+	EXPECT_EQ(0, bind_qp(self->fd, self->client, self->ctx->cmd_fd,
+			     self->c.qp->qp_num, 0));
+	EXPECT_EQ(EINVAL, bind_qp(self->fd, self->client, self->ctx->cmd_fd,
+				  self->c.qp->qp_num, 0));
+	EXPECT_EQ(0, bind_qp(self->fd, self->client, 0, 0,
+			     RDMACHAN_BIND_USER_QP_UNBIND));
+	EXPECT_EQ(0, ibv_destroy_qp(ud));
+	EXPECT_EQ(0, ibv_destroy_qp(oqp));
+	EXPECT_EQ(0, ibv_destroy_cq(ocq));
+	EXPECT_EQ(0, ibv_dealloc_pd(opd));
+	EXPECT_EQ(0, ibv_close_device(other));
+	close(devnull);
+}
+
+/* A bound QP destroyed behind the module's back: the accept fails. */
+TEST_F(uqp, destroyed_qp_fails_cleanly)
+{
+	struct rdmachan_cm_event ev;
+
+	ASSERT_EQ(0, raw_connect(self->fd, RDMACHAN_IOC_CONNECT, self->client,
+				 NULL));
+	ASSERT_EQ(0, raw_expect(self->fd, self->listen,
+				RDMA_CM_EVENT_CONNECT_REQUEST, &ev));
+	self->server = ev.new_id_handle;
+	ASSERT_EQ(0, bind_qp(self->fd, self->server, self->ctx->cmd_fd,
+			     self->s.qp->qp_num, 0));
+	ASSERT_EQ(0, ibv_destroy_qp(self->s.qp));
+	self->s.qp = NULL;
+	EXPECT_EQ(ENOENT, raw_connect(self->fd, RDMACHAN_IOC_ACCEPT,
+				      self->server, NULL));
+	/* the request is still unanswered: it can be rejected */
+	{
+		struct rdmachan_reject rej = {
+			.size = sizeof(rej), .handle = self->server,
+		};
+
+		EXPECT_EQ(0, ioctl(self->fd, RDMACHAN_IOC_REJECT, &rej));
+	}
+	EXPECT_EQ(0, raw_expect(self->fd, self->client,
+				RDMA_CM_EVENT_REJECTED, NULL));
+}
+
+/* UD: bound straight to RTS with the port space's Q_Key. */
+TEST_F(uqp, ud_qp_is_ready_when_bound)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr attr;
+	struct ibv_qp *ud;
+	__u32 id = 0;
+
+	ASSERT_EQ(0, raw_create_id(self->fd, RDMA_PS_UDP, 0, &id));
+	ASSERT_EQ(0, raw_resolve_addr(self->fd, id, self->port));
+	ASSERT_EQ(0, raw_expect(self->fd, id, RDMA_CM_EVENT_ADDR_RESOLVED,
+				NULL));
+	ud = make_qp(self->pd, self->c.cq, IBV_QPT_UD);
+	ASSERT_NE(NULL, ud);
+	EXPECT_EQ(EINVAL, bind_qp(self->fd, id, self->ctx->cmd_fd,
+				  self->c.qp->qp_num, 0));
+	ASSERT_EQ(0, bind_qp(self->fd, id, self->ctx->cmd_fd, ud->qp_num, 0));
+	ASSERT_EQ(0, ibv_query_qp(ud, &attr, IBV_QP_STATE | IBV_QP_QKEY,
+				  &init));
+	EXPECT_EQ(IBV_QPS_RTS, attr.qp_state);
+	EXPECT_EQ(RDMA_UDP_QKEY, attr.qkey);
+	EXPECT_EQ(0, raw_destroy(self->fd, id));
+	EXPECT_EQ(0, ibv_destroy_qp(ud));
+}
+
+/*
+ * A process that exits with a bound QP, closing its files in either
+ * order, leaves nothing behind and does not hang.
+ */
+static int exit_with_binding(bool rdmachan_first)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		struct ibv_context *ctx = NULL;
+		struct ibv_pd *pd;
+		struct ibv_cq *cq;
+		struct ibv_qp *qp;
+		__u32 id = 0;
+		int fd;
+
+		if (!rdmachan_first)
+			ctx = open_rxe();
+		fd = open("/dev/rdmachan", O_RDWR);
+		if (rdmachan_first)
+			ctx = open_rxe();
+		if (fd < 0 || !ctx)
+			_exit(2);
+		pd = ibv_alloc_pd(ctx);
+		cq = pd ? ibv_create_cq(ctx, 4, NULL, NULL, 0) : NULL;
+		qp = cq ? make_qp(pd, cq, IBV_QPT_RC) : NULL;
+		if (!qp || raw_create_id(fd, RDMA_PS_TCP, 0, &id) ||
+		    raw_resolve_addr(fd, id, htons(1)) ||
+		    raw_expect(fd, id, RDMA_CM_EVENT_ADDR_RESOLVED, NULL) ||
+		    bind_qp(fd, id, ctx->cmd_fd, qp->qp_num, 0))
+			_exit(3);
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(exit_in_either_order)
+{
+	EXPECT_EQ(0, exit_with_binding(true));
+	EXPECT_EQ(0, exit_with_binding(false));
+}
+
+TEST_HARNESS_MAIN
