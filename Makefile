@@ -69,6 +69,16 @@ COMPAT_SRCS := $(wildcard compat/*.c)
 COMPAT_OBJS := $(COMPAT_SRCS:compat/%.c=$(COMPAT)/obj/%.o) $(COMPAT)/obj/stubs.o
 COMPAT_SO := $(COMPAT)/libibverbs.so.1
 COMPAT_LIBDIR ?= $(LIBDIR)/rdmachan
+# Bypass mode's drop-in librdmacm.so.1, over the system's libibverbs.so.1:
+# librdmachan's CM with the system's verbs (lib/bypass/verbs.c), none of
+# librdmachan's own (their ibv_* would take the calls).
+BYPASS := $(B)/bypass
+BYPASS_LIB_OBJS := $(filter $(B)/lib/obj/cm_% $(B)/lib/obj/addrinfo.o \
+	$(B)/lib/obj/ioctl.o $(B)/lib/obj/ah_attr.o $(B)/lib/obj/strings.o,$(LIB_OBJS))
+BYPASS_OBJS := $(BYPASS_LIB_OBJS) $(BYPASS)/obj/verbs.o \
+	$(BYPASS)/obj/stubs.o $(COMPAT)/obj/rpoll.o
+BYPASS_SO := $(BYPASS)/librdmacm.so.1
+BYPASS_LIBDIR ?= $(LIBDIR)/rdmachan/bypass
 RUN := $(B)/bin/rdmachan-run
 
 .PHONY: all module lib compat selftests selftests-stock setup demo check check-guest clean install \
@@ -101,7 +111,23 @@ $(B)/lib/pkgconfig/librdmachan.pc: lib/librdmachan.pc.in Makefile
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< >$@
 
-compat: $(COMPAT_SO) $(COMPAT)/librdmacm.so.1 $(RUN)
+compat: $(COMPAT_SO) $(COMPAT)/librdmacm.so.1 $(BYPASS_SO) $(RUN)
+
+$(BYPASS)/compat.map $(BYPASS)/stubs.c &: compat/gen-compat $(COMPAT_SYMS)
+	compat/gen-compat $(COMPAT_SYMS) $(BYPASS) librdmacm
+
+$(BYPASS)/obj/stubs.o: $(BYPASS)/stubs.c
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -fno-builtin -c -o $@ $<
+
+$(BYPASS)/obj/verbs.o: lib/bypass/verbs.c lib/*.h uapi/rdmachan.h
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -c -o $@ $<
+
+$(BYPASS_SO): $(BYPASS_OBJS) $(BYPASS)/compat.map
+	$(CC) -shared -Wl,-soname,librdmacm.so.1 \
+		-Wl,--version-script=$(BYPASS)/compat.map -Wl,--no-undefined \
+		-o $@ $(BYPASS_OBJS) -libverbs -lpthread
 
 # One run writes both files (a grouped target, so make -j runs it once).
 $(COMPAT)/compat.map $(COMPAT)/stubs.c &: compat/gen-compat $(COMPAT_SYMS)
@@ -127,12 +153,14 @@ $(COMPAT)/librdmacm.so.1: $(COMPAT_SO)
 
 $(RUN): compat/rdmachan-run.in
 	@mkdir -p $(dir $@)
-	sed 's|@COMPATDIR@|$(CURDIR)/$(COMPAT)|' $< >$@
+	sed -e 's|@COMPATDIR@|$(CURDIR)/$(COMPAT)|' \
+		-e 's|@BYPASSDIR@|$(CURDIR)/$(BYPASS)|' $< >$@
 	chmod 755 $@
 
 $(COMPAT)/rdmachan-run.install: compat/rdmachan-run.in Makefile
 	@mkdir -p $(dir $@)
-	sed 's|@COMPATDIR@|$(COMPAT_LIBDIR)|' $< >$@
+	sed -e 's|@COMPATDIR@|$(COMPAT_LIBDIR)|' \
+		-e 's|@BYPASSDIR@|$(BYPASS_LIBDIR)|' $< >$@
 
 $(B)/bin/rdmachan-%: demo/%.c $(LIB_SO)
 	@mkdir -p $(dir $@)
@@ -243,6 +271,8 @@ install: all $(COMPAT)/rdmachan-run.install
 	install -d $(DESTDIR)$(COMPAT_LIBDIR) $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(COMPAT_SO) $(DESTDIR)$(COMPAT_LIBDIR)/
 	ln -sf libibverbs.so.1 $(DESTDIR)$(COMPAT_LIBDIR)/librdmacm.so.1
+	install -d $(DESTDIR)$(BYPASS_LIBDIR)
+	install -m 755 $(BYPASS_SO) $(DESTDIR)$(BYPASS_LIBDIR)/
 	install -m 755 $(COMPAT)/rdmachan-run.install $(DESTDIR)$(PREFIX)/bin/rdmachan-run
 	install -D -m 644 udev/90-rdmachan.rules $(DESTDIR)$(UDEV_RULES_DIR)/90-rdmachan.rules
 

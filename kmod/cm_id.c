@@ -543,12 +543,9 @@ int rdmachan_cmd_accept(struct rdmachan_call *call, void *arg)
 	if (IS_ERR(id))
 		return PTR_ERR(id);
 	ret = rdmachan_cm_conn_param(id, &cmd->conn, &param);
-	/* A bound uverbs QP is ready to receive before the reply goes. */
-	if (!ret && id->cm_id->qp_type != IB_QPT_UD) {
-		ret = rdmachan_user_qp_modify(id, IB_QPS_RTR);
-		if (!ret)
-			ret = rdmachan_user_qp_modify(id, IB_QPS_RTS);
-	}
+	/* A bound uverbs QP is ready before the reply goes. */
+	if (!ret && id->cm_id->qp_type != IB_QPT_UD)
+		ret = rdmachan_user_qp_ready(id, &param);
 	if (!ret)
 		ret = rdmachan_cm_answer_begin(id, RDMACHAN_CONN_REQUEST);
 	if (!ret) {

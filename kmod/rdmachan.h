@@ -401,6 +401,8 @@ int rdmachan_cmd_bind_user_qp(struct rdmachan_call *call, void *arg);
 /* Bypass mode's QPs (user_qp.c); with the id's lock or CM handler lock */
 bool rdmachan_user_qp_supported(void);
 int rdmachan_user_qp_modify(struct rdmachan_cm_id *id, enum ib_qp_state state);
+int rdmachan_user_qp_ready(struct rdmachan_cm_id *id,
+			   const struct rdma_conn_param *param);
 int rdmachan_user_qp_connected(struct rdmachan_cm_id *id);
 struct file *rdmachan_user_qp_unbind(struct rdmachan_cm_id *id);
 bool rdmachan_is_rdmachan_file(struct file *filp);

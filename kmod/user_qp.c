@@ -92,10 +92,50 @@ int rdmachan_user_qp_modify(struct rdmachan_cm_id *id, enum ib_qp_state state)
 }
 
 /*
- * From the CM's handler on CONNECT_RESPONSE: the bound QP to RTR and
- * RTS, and the RTU sent, as the CM does for a QP of its own. On failure
- * the QP is in ERR and the connection rejected. 1 when the id has no
- * bound QP, else 0 or the error.
+ * The bound QP ready to send, as the CM readies a QP of its own: INIT
+ * again with the connection's attributes (its access flags come with the
+ * request or reply), RTR and RTS; the resources of @param (ACCEPT's) over
+ * the CM's. With the id's lock or CM handler lock held.
+ */
+int rdmachan_user_qp_ready(struct rdmachan_cm_id *id,
+			   const struct rdma_conn_param *param)
+{
+	struct rdma_cm_id *cm_id = id->cm_id;
+	struct ib_qp_attr attr = {};
+	struct ib_qp *qp;
+	int mask, ret;
+
+	if (!id->user_qp_file)
+		return 0;
+	qp = rdmachan_user_qp_get(cm_id, id->user_qp_file, id->user_qp_num);
+	if (IS_ERR(qp))
+		return -ENOENT;
+	ret = rdmachan_user_qp_move(cm_id, qp, IB_QPS_INIT);
+	if (!ret) {
+		attr.qp_state = IB_QPS_RTR;
+		ret = rdma_init_qp_attr(cm_id, &attr, &mask);
+		if (!ret && param)
+			attr.max_dest_rd_atomic = param->responder_resources;
+		if (!ret)
+			ret = ib_modify_qp(qp, &attr, mask);
+	}
+	if (!ret) {
+		attr.qp_state = IB_QPS_RTS;
+		ret = rdma_init_qp_attr(cm_id, &attr, &mask);
+		if (!ret && param)
+			attr.max_rd_atomic = param->initiator_depth;
+		if (!ret)
+			ret = ib_modify_qp(qp, &attr, mask);
+	}
+	rdma_restrack_put(&qp->res);
+	return ret;
+}
+
+/*
+ * From the CM's handler on CONNECT_RESPONSE: the bound QP to RTS and the
+ * RTU sent, as the CM does for a QP of its own. On failure the QP is in
+ * ERR and the connection rejected. 1 when the id has no bound QP, else 0
+ * or the error.
  */
 int rdmachan_user_qp_connected(struct rdmachan_cm_id *id)
 {
@@ -103,9 +143,7 @@ int rdmachan_user_qp_connected(struct rdmachan_cm_id *id)
 
 	if (!id->user_qp_file)
 		return 1;
-	ret = rdmachan_user_qp_modify(id, IB_QPS_RTR);
-	if (!ret)
-		ret = rdmachan_user_qp_modify(id, IB_QPS_RTS);
+	ret = rdmachan_user_qp_ready(id, NULL);
 	if (!ret)
 		ret = rdma_accept(id->cm_id, NULL);
 	if (ret) {
@@ -162,6 +200,12 @@ bool rdmachan_user_qp_supported(void)
 }
 
 int rdmachan_user_qp_modify(struct rdmachan_cm_id *id, enum ib_qp_state state)
+{
+	return 0;
+}
+
+int rdmachan_user_qp_ready(struct rdmachan_cm_id *id,
+			   const struct rdma_conn_param *param)
 {
 	return 0;
 }

@@ -78,6 +78,10 @@ struct cm_mcast {
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
 	uint32_t handle;
+	/* the group the id's QP was attached to by vb_attach_mcast() */
+	bool attached;
+	union ibv_gid mgid;
+	uint16_t mlid;
 };
 
 struct cm_id {
@@ -178,5 +182,7 @@ int cm_create_qp(struct cm_id *id, struct ibv_pd *pd,
 
 /* cm_mcast.c */
 void cm_leave_all(struct cm_id *id);
+int cm_mcast_joined(struct cm_id *cid, uint32_t handle,
+		    const struct ibv_ah_attr *ah_attr);
 
 #endif /* RDMACHAN_LIB_CM_H */

@@ -443,6 +443,7 @@ static int cm_translate(struct cm_channel *chan,
 			struct cm_event *evt)
 {
 	struct cm_id *id, *new_id;
+	int err;
 
 	memset(evt, 0, sizeof(*evt));
 	evt->chan = chan;
@@ -487,6 +488,15 @@ static int cm_translate(struct cm_channel *chan,
 		evt->mcast_handle = kev->mcast_handle;
 		evt->event.param.ud.private_data =
 			(void *)(uintptr_t)kev->mcast_context;
+	}
+	if (kev->event == RDMA_CM_EVENT_MULTICAST_JOIN) {
+		err = cm_mcast_joined(id, kev->mcast_handle,
+				      &evt->event.param.ud.ah_attr);
+		/* As librdmacm: a QP that cannot join makes it an error. */
+		if (err) {
+			evt->event.event = RDMA_CM_EVENT_MULTICAST_ERROR;
+			evt->event.status = -err;
+		}
 	}
 	cm_note_qp_state(id, kev->event);
 	return 0;

@@ -69,7 +69,7 @@ static struct cm_device *cm_device_open(struct ibv_device *ibdev)
 		errno = ret;
 		goto err_free;
 	}
-	dev->index = to_rdev(ibdev)->index;
+	dev->index = rdmachan_device_index(ibdev);
 	dev->max_initiator_depth = cm_clamp_u8(attr.max_qp_init_rd_atom);
 	dev->max_responder_resources = cm_clamp_u8(attr.max_qp_rd_atom);
 	cm_devices[cm_num_devices++] = dev;
@@ -100,7 +100,7 @@ struct cm_device *cm_device_get(uint32_t index)
 		goto out;
 	errno = ENODEV;
 	for (i = 0; i < n; i++) {
-		if (to_rdev(list[i])->index == index) {
+		if (rdmachan_device_index(list[i]) == index) {
 			dev = cm_device_open(list[i]);
 			break;
 		}
@@ -142,7 +142,7 @@ RDMACHAN_EXPORT struct ibv_context **rdma_get_devices(int *num_devices)
 		goto out_free;
 	}
 	for (i = 0; i < n; i++) {
-		dev = cm_device_find(to_rdev(list[i])->index);
+		dev = cm_device_find(rdmachan_device_index(list[i]));
 		if (!dev)
 			dev = cm_device_open(list[i]);
 		if (!dev) {

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cm.h"
+#include "verbs_internal.h"
 
 static int cm_join(struct cm_id *cid, const struct sockaddr *addr,
 		   socklen_t addrlen, uint16_t join_flags, void *context)
@@ -92,9 +93,37 @@ static int cm_leave(struct cm_id *cid, struct cm_mcast *mc)
 		cid->id.event = NULL;
 		cm_ack_event(to_cm_event(event));
 	}
+	if (mc->attached && cid->id.qp)
+		vb_detach_mcast(cid->id.qp, &mc->mgid, mc->mlid);
 	if (cm_destroy_kernel_id(cid->chan, mc->handle))
 		ret = -1;
 	free(mc);
+	return ret;
+}
+
+/*
+ * MULTICAST_JOIN of join @handle came with the group's @ah_attr: the
+ * id's QP joins it (for a QP the module does not own). 0 or an errno.
+ */
+int cm_mcast_joined(struct cm_id *cid, uint32_t handle,
+		    const struct ibv_ah_attr *ah_attr)
+{
+	struct cm_mcast *mc;
+	int ret = 0;
+
+	pthread_mutex_lock(&cid->mc_lock);
+	for (mc = cid->mc_list; mc && mc->handle != handle; mc = mc->next)
+		;
+	if (mc && !mc->attached && cid->id.qp) {
+		ret = vb_attach_mcast(cid->id.qp, &ah_attr->grh.dgid,
+				      ah_attr->dlid);
+		if (!ret) {
+			mc->mgid = ah_attr->grh.dgid;
+			mc->mlid = ah_attr->dlid;
+			mc->attached = true;
+		}
+	}
+	pthread_mutex_unlock(&cid->mc_lock);
 	return ret;
 }
 

@@ -154,8 +154,12 @@ RDMACHAN_EXPORT int rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd,
 
 static void cm_destroy_qp(struct rdma_cm_id *id)
 {
-	if (id->qp)
+	struct cm_id *cid = to_cm_id(id);
+
+	if (id->qp) {
+		vb_unbind_qp(cid->chan->ch.fd, cid->handle);
 		vb_destroy_qp(id->qp);
+	}
 	id->qp = NULL;
 	cm_destroy_cqs(id);
 }

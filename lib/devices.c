@@ -25,64 +25,9 @@ static pthread_mutex_t devices_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rdmachan_ibv_device **devices;
 static unsigned int num_devices;
 
-/* The errno of a missing module is ENOSYS, as libibverbs reports it. */
-int rdmachan_open_fd(void)
+uint32_t rdmachan_device_index(struct ibv_device *device)
 {
-	int fd = open(RDMACHAN_DEV_PATH, O_RDWR | O_CLOEXEC);
-
-	if (fd < 0 && (errno == ENOENT || errno == ENODEV || errno == ENXIO))
-		errno = ENOSYS;
-	else if (fd < 0 && errno == EACCES)
-		errno = EPERM;
-	return fd;
-}
-
-/* A module older than the call does not know it: not supported. */
-int rdmachan_ioctl(int fd, unsigned long cmd, void *arg)
-{
-	int ret = ioctl(fd, cmd, arg);
-
-	if (ret && errno == ENOTTY)
-		errno = EOPNOTSUPP;
-	return ret;
-}
-
-RDMACHAN_EXPORT int rdmachan_get_info(uint32_t *abi_version, uint64_t *features)
-{
-	struct rdmachan_get_info cmd = { .size = sizeof(cmd) };
-	int fd, ret, err;
-
-	fd = rdmachan_open_fd();
-	if (fd < 0)
-		return -1;
-	ret = rdmachan_ioctl(fd, RDMACHAN_IOC_GET_INFO, &cmd);
-	err = errno;
-	close(fd);
-	if (ret) {
-		errno = err;
-		return -1;
-	}
-	*abi_version = cmd.out_abi_version;
-	*features = cmd.out_features;
-	return 0;
-}
-
-static pthread_once_t features_once = PTHREAD_ONCE_INIT;
-static uint64_t module_features;
-
-static void read_features(void)
-{
-	uint32_t abi;
-
-	if (rdmachan_get_info(&abi, &module_features))
-		module_features = 0;
-}
-
-/* Whether the loaded module has all RDMACHAN_FEATURE_* bits of @bits. */
-bool rdmachan_has_features(uint64_t bits)
-{
-	pthread_once(&features_once, read_features);
-	return (module_features & bits) == bits;
+	return to_rdev(device)->index;
 }
 
 /* Caller holds devices_lock. */

@@ -53,6 +53,8 @@ void rdmachan_device_put(struct rdmachan_ibv_device *dev);
 struct ibv_device **rdmachan_get_device_list(int *num);
 void rdmachan_free_device_list(struct ibv_device **list);
 struct ibv_context *rdmachan_open_device(struct ibv_device *device);
+/* The kernel's index of @device, which CM events name it by. */
+uint32_t rdmachan_device_index(struct ibv_device *device);
 int rdmachan_close_device(struct ibv_context *context);
 int rdmachan_query_device(struct ibv_context *context,
 			  struct ibv_device_attr *attr);

@@ -18,40 +18,6 @@
 
 #include "verbs_internal.h"
 
-void vb_ah_attr_to_kern(struct rdmachan_ah_attr *dst,
-			const struct ibv_ah_attr *src)
-{
-	memset(dst, 0, sizeof(*dst));
-	memcpy(dst->dgid, src->grh.dgid.raw, sizeof(dst->dgid));
-	dst->flow_label = src->grh.flow_label;
-	dst->sgid_index = src->grh.sgid_index;
-	dst->hop_limit = src->grh.hop_limit;
-	dst->traffic_class = src->grh.traffic_class;
-	dst->dlid = src->dlid;
-	dst->sl = src->sl;
-	dst->src_path_bits = src->src_path_bits;
-	dst->static_rate = src->static_rate;
-	dst->is_global = src->is_global;
-	dst->port_num = src->port_num;
-}
-
-void vb_ah_attr_from_kern(struct ibv_ah_attr *dst,
-			  const struct rdmachan_ah_attr *src)
-{
-	memset(dst, 0, sizeof(*dst));
-	memcpy(dst->grh.dgid.raw, src->dgid, sizeof(dst->grh.dgid.raw));
-	dst->grh.flow_label = src->flow_label;
-	dst->grh.sgid_index = src->sgid_index;
-	dst->grh.hop_limit = src->hop_limit;
-	dst->grh.traffic_class = src->traffic_class;
-	dst->dlid = src->dlid;
-	dst->sl = src->sl;
-	dst->src_path_bits = src->src_path_bits;
-	dst->static_rate = src->static_rate;
-	dst->is_global = src->is_global;
-	dst->port_num = src->port_num;
-}
-
 static struct ibv_ah *vb_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 {
 	struct rdmachan_create_ah cmd = {

@@ -111,6 +111,16 @@ int vb_destroy_cq(struct ibv_cq *cq);
 struct ibv_qp *vb_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr,
 			    int cm_fd, uint32_t cm_id);
 int vb_destroy_qp(struct ibv_qp *qp);
+/*
+ * A CM id's QP joins and leaves a multicast group; the module does it for
+ * its own QPs, bypass mode's library for the system's.
+ */
+int vb_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+		    uint16_t lid);
+void vb_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+		     uint16_t lid);
+/* Before a CM id's QP is destroyed: the module drives it no more. */
+void vb_unbind_qp(int cm_fd, uint32_t cm_id);
 
 /* verbs_srq.c */
 struct ibv_srq *vb_create_srq(struct ibv_pd *pd,

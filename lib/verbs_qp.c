@@ -113,6 +113,31 @@ RDMACHAN_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 	return vb_create_qp(pd, attr, -1, 0);
 }
 
+/* A kernel-owned QP: the module attaches and detaches it itself. */
+int vb_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+		    uint16_t lid)
+{
+	(void)qp;
+	(void)gid;
+	(void)lid;
+	return 0;
+}
+
+void vb_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+		     uint16_t lid)
+{
+	(void)qp;
+	(void)gid;
+	(void)lid;
+}
+
+/* A kernel-owned QP: the module unbinds it from its id when it goes. */
+void vb_unbind_qp(int cm_fd, uint32_t cm_id)
+{
+	(void)cm_fd;
+	(void)cm_id;
+}
+
 int vb_destroy_qp(struct ibv_qp *qp)
 {
 	int ret = vb_destroy_handle(qp->context, qp->handle);
