@@ -661,8 +661,8 @@ struct rdmachan_id_cmd {
  *
  * On an id without a QP, @conn.qp_num is what the CM sends as the local
  * QP number. If it names a QP of the id's device, that QP must be one
- * the calling process made through a file of its own, bound to the id or
- * not; another process's QP, or one the kernel or uverbs made, is -EACCES
+ * the calling process made, through a file of its own or through uverbs,
+ * bound to the id or not; another process's QP, or a kernel one, is -EACCES
  * and nothing is sent (the CM would take the message for a stale copy of
  * that QP's connection and disconnect it). A number that names no QP is
  * sent as given.
