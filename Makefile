@@ -199,7 +199,7 @@ $(B)/selftests/qp_owner_intruder: selftests/qp_owner_intruder.c selftests/*.h $(
 
 # Bypass mode's module side: the system's libibverbs for the verbs, raw
 # ioctls for the CM; not librdmachan, whose ibv_* would take over.
-$(B)/selftests/uapi_user_qp_test: selftests/uapi_user_qp_test.c selftests/*.h uapi/rdmachan.h
+$(B)/selftests/uapi_user_qp_test: selftests/uapi_user_qp_test.c selftests/*.h uapi/rdmachan.h $(B)/selftests/qp_owner_intruder
 	@test -r "$(LINUX_SRC)/tools/testing/selftests/kselftest_harness.h" || { echo "no kselftest_harness.h: run 'make setup'" >&2; exit 1; }
 	@mkdir -p $(dir $@)
 	$(CC) $(SELFTEST_CFLAGS) -o $@ $< -libverbs -lpthread

@@ -16,18 +16,14 @@
  *
  * Not run on the stock stack: there the intruder's call succeeds.
  */
-#include <grp.h>
-#include <limits.h>
-#include <sys/stat.h>
-
 #include "verbs_test.h"
+#include "qp_owner.h"
 #include "kselftest_harness.h"
 
 #define SLOT		(VT_GRH + 64)
 #define SEND_OFF	0
 #define RECV_OFF	4096
 #define BUF_LEN		8192
-#define NOBODY		65534
 
 FIXTURE(owner) {
 	struct vt_pair p;
@@ -51,46 +47,6 @@ FIXTURE_VARIANT_ADD(owner, ud) {
 	.type = IBV_QPT_UD,
 	.name = "ud",
 };
-
-/* The intruder, next to this program, run as nobody: its exit status. */
-static int intruder(const char *call, const char *type, const char *qpn)
-{
-	char self[PATH_MAX], path[PATH_MAX + 32], *slash;
-	char *argv[] = { "qp_owner_intruder", (char *)call, (char *)type,
-			 (char *)qpn, NULL };
-	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	int fd, status;
-	pid_t pid;
-
-	if (len <= 0)
-		return -1;
-	self[len] = '\0';
-	slash = strrchr(self, '/');
-	if (!slash)
-		return -1;
-	*slash = '\0';
-	snprintf(path, sizeof(path), "%s/qp_owner_intruder", self);
-	/* opened as root: nobody may not be able to walk the build path */
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
-		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY) ||
-		    chdir("/"))
-			_exit(126);
-		fexecve(fd, argv, environ);
-		_exit(127);
-	}
-	close(fd);
-	if (pid < 0)
-		return -1;
-	status = cm_wait_pid(pid, 4 * CM_TIMEOUT_MS);
-	if (status < 0 || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
 
 /* A UD datagram of @len bytes at SEND_OFF of @e to @ah/@qpn. */
 static int ud_send(struct vt_end *e, struct ibv_ah *ah, uint32_t qpn,

@@ -16,6 +16,7 @@
 
 #include "rdmachan_cm_raw.h"
 #include "rdmachan_verbs_raw.h"
+#include "qp_owner.h"
 #include "kselftest_harness.h"
 
 #define BUF_LEN		8192
@@ -281,6 +282,37 @@ TEST_F(uqp, connect_accept_disconnect_drive_both_qps)
 				self->server, 0));
 	EXPECT_EQ(0, raw_expect(self->fd, self->client,
 				RDMA_CM_EVENT_DISCONNECTED, NULL));
+}
+
+/*
+ * Issue 26 in bypass mode: another process (exec'd as nobody) that names
+ * our bound uverbs QPs in its connect or accept gets EACCES, and our
+ * connection hears nothing of it and still carries data.
+ */
+TEST_F(uqp, another_process_naming_our_qps_gets_eacces)
+{
+	struct rdmachan_cm_event ev;
+	struct ibv_wc wc;
+	char qpn[16];
+
+	ASSERT_EQ(0, connect_bound(_metadata, self));
+	snprintf(qpn, sizeof(qpn), "%u", self->c.qp->qp_num);
+	EXPECT_EQ(EACCES, intruder("connect", "rc", qpn));
+	snprintf(qpn, sizeof(qpn), "%u", self->s.qp->qp_num);
+	EXPECT_EQ(EACCES, intruder("accept", "rc", qpn));
+	EXPECT_EQ(ETIMEDOUT, raw_get_event(self->fd, &ev, 500));
+	EXPECT_EQ(IBV_QPS_RTS, qp_state(self->c.qp));
+	EXPECT_EQ(IBV_QPS_RTS, qp_state(self->s.qp));
+	ASSERT_EQ(0, post_send(self, self->c.qp, 30));
+	ASSERT_EQ(0, poll_one(self->c.cq, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	ASSERT_EQ(0, poll_one(self->s.cq, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	ASSERT_EQ(0, post_send(self, self->s.qp, 31));
+	ASSERT_EQ(0, poll_one(self->s.cq, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	ASSERT_EQ(0, poll_one(self->c.cq, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
 }
 
 TEST_F(uqp, refusals)
