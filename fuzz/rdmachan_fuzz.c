@@ -185,6 +185,7 @@ const struct cmd_info cmds[NCMD] = {
 	/* a QP, CQ or SRQ */
 	CMD_NR(ACK_ASYNC_EVENT, rdmachan_ack_async_event, false, HK_ANY),
 	CMD_NR(UPDATE_CQ_RING, rdmachan_update_cq_ring, false, HK_CQ),
+	CMD(BIND_USER_QP, rdmachan_bind_user_qp, false, __reserved, HK_ID),
 };
 
 
@@ -259,7 +260,12 @@ static struct errset cm_errs(int cmd)
 				EPROTONOSUPPORT));
 		break;
 	case RDMACHAN_CMD_CONNECT:
-		es_merge(&s, ES(ENOSYS, ENODEV));
+		/* EACCES: a QP number that names another process's QP */
+		es_merge(&s, ES(ENOSYS, ENODEV, EACCES));
+		break;
+	case RDMACHAN_CMD_BIND_USER_QP:
+		/* no uverbs QP here: every bind is refused, somehow */
+		es_merge(&s, ES(EBADF, EACCES, ENOENT, ENODEV, EOPNOTSUPP));
 		break;
 	case RDMACHAN_CMD_NOTIFY:
 		/* EISCONN: COMM_EST on an established connection */
@@ -270,6 +276,8 @@ static struct errset cm_errs(int cmd)
 		es_merge(&s, ES(ENOSYS, ENODEV));
 		break;
 	case RDMACHAN_CMD_ACCEPT:
+		es_merge(&s, ES(ENOSYS, EACCES));
+		break;
 	case RDMACHAN_CMD_REJECT:
 	case RDMACHAN_CMD_ESTABLISH:
 	case RDMACHAN_CMD_DISCONNECT:
@@ -2364,6 +2372,38 @@ static void act_set_option(struct thr *t)
 	unpin(f);
 }
 
+/* Bypass mode's binding of a uverbs QP: with fds and numbers at random. */
+static void act_bind_user_qp(struct thr *t)
+{
+	struct rdmachan_bind_user_qp *a;
+	struct mfile *f;
+	struct mobj *o;
+	struct call c;
+	int fi;
+
+	o = pick_id(t, &fi, 0);
+	if (!o)
+		return;
+	f = &t->w->files[fi];
+	call_init(&c, RDMACHAN_CMD_BIND_USER_QP, fi, f->gen, pick_fd(t, f));
+	a = &c.a.bind_user_qp;
+	a->handle = o->handle;
+	c.target = o->handle;
+	c.tstate = o->ctx ? -1 : o->state;
+	c.tps = o->ps;
+	if (chance(t, 20)) {
+		a->flags = RDMACHAN_BIND_USER_QP_UNBIND;
+	} else {
+		a->uverbs_fd = chance(t, 50) ? pick_fd(t, f) : (int)rnd(t, 64) - 1;
+		a->qp_num = rnd(t, 1 << 24);
+	}
+	c.ok = cm_errs(c.cmd);
+	pin(f);
+	inject(t, &c, f);
+	do_call(t, &c, 0, 0);
+	unpin(f);
+}
+
 static void act_init_qp_attr(struct thr *t)
 {
 	struct mfile *f;
@@ -3433,8 +3473,10 @@ static void step(struct thr *t)
 		act_id_cmd(t, RDMACHAN_CMD_DISCONNECT);
 	else if (r < 680)
 		act_id_cmd(t, RDMACHAN_CMD_NOTIFY);
-	else if (r < 695)
+	else if (r < 690)
 		act_set_option(t);
+	else if (r < 695)
+		act_bind_user_qp(t);
 	else if (r < 710)
 		act_init_qp_attr(t);
 	else if (r < 765)

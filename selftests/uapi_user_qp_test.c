@@ -12,6 +12,7 @@
  */
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 
 #include "rdmachan_cm_raw.h"
@@ -385,6 +386,48 @@ TEST_F(uqp, refusals)
 	EXPECT_EQ(0, ibv_dealloc_pd(opd));
 	EXPECT_EQ(0, ibv_close_device(other));
 	close(devnull);
+}
+
+/* uAPI rule 6 for RDMACHAN_IOC_BIND_USER_QP: sizes, tails, pointers. */
+TEST_F(uqp, abi_sizes_and_pointers)
+{
+	struct rdmachan_bind_user_qp cmd = {
+		.handle = self->client, .uverbs_fd = self->ctx->cmd_fd,
+		.qp_num = self->c.qp->qp_num,
+	};
+	char buf[sizeof(cmd) + 16];
+	void *unmapped;
+
+	memcpy(buf, &cmd, sizeof(cmd));
+	memset(buf + sizeof(cmd), 0, 16);
+	((struct rdmachan_bind_user_qp *)buf)->size = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, RDMACHAN_IOC_BIND_USER_QP, buf));
+	EXPECT_EQ(EINVAL, errno);
+	((struct rdmachan_bind_user_qp *)buf)->size = sizeof(cmd) - 1;
+	EXPECT_EQ(-1, ioctl(self->fd, RDMACHAN_IOC_BIND_USER_QP, buf));
+	EXPECT_EQ(EINVAL, errno);
+	((struct rdmachan_bind_user_qp *)buf)->size = sizeof(buf);
+	buf[sizeof(buf) - 1] = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, RDMACHAN_IOC_BIND_USER_QP, buf));
+	EXPECT_EQ(E2BIG, errno);
+	buf[sizeof(buf) - 1] = 0;
+	((struct rdmachan_bind_user_qp *)buf)->__reserved = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, RDMACHAN_IOC_BIND_USER_QP, buf));
+	EXPECT_EQ(EINVAL, errno);
+	((struct rdmachan_bind_user_qp *)buf)->__reserved = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, RDMACHAN_IOC_BIND_USER_QP, NULL));
+	EXPECT_EQ(EFAULT, errno);
+	unmapped = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+			-1, 0);
+	ASSERT_NE(MAP_FAILED, unmapped);
+	EXPECT_EQ(-1, ioctl(self->fd, RDMACHAN_IOC_BIND_USER_QP, unmapped));
+	EXPECT_EQ(EFAULT, errno);
+	munmap(unmapped, 4096);
+	/* none of that touched the QP */
+	EXPECT_EQ(IBV_QPS_RESET, qp_state(self->c.qp));
+	/* a longer struct with a zero tail works */
+	EXPECT_EQ(0, ioctl(self->fd, RDMACHAN_IOC_BIND_USER_QP, buf));
+	EXPECT_EQ(IBV_QPS_INIT, qp_state(self->c.qp));
 }
 
 /* A bound QP destroyed behind the module's back: the accept fails. */
