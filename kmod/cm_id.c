@@ -543,9 +543,15 @@ int rdmachan_cmd_accept(struct rdmachan_call *call, void *arg)
 	if (IS_ERR(id))
 		return PTR_ERR(id);
 	ret = rdmachan_cm_conn_param(id, &cmd->conn, &param);
-	/* A bound uverbs QP is ready before the reply goes. */
-	if (!ret && id->cm_id->qp_type != IB_QPT_UD)
+	/*
+	 * A bound uverbs QP is ready before the reply goes; under the
+	 * handler lock, as rxe takes one QP modify at a time only.
+	 */
+	if (!ret && id->cm_id->qp_type != IB_QPT_UD) {
+		rdma_lock_handler(id->cm_id);
 		ret = rdmachan_user_qp_ready(id, &param);
+		rdma_unlock_handler(id->cm_id);
+	}
 	if (!ret)
 		ret = rdmachan_cm_answer_begin(id, RDMACHAN_CONN_REQUEST);
 	if (!ret) {
@@ -630,7 +636,9 @@ int rdmachan_cmd_disconnect(struct rdmachan_call *call, void *arg)
 	if (IS_ERR(id))
 		return PTR_ERR(id);
 	/* as the CM does for its own QP: flushed before the DREQ goes */
+	rdma_lock_handler(id->cm_id);
 	rdmachan_user_qp_modify(id, IB_QPS_ERR);
+	rdma_unlock_handler(id->cm_id);
 	ret = rdma_disconnect(id->cm_id);
 	rdmachan_cm_id_unlock(id);
 	return ret;

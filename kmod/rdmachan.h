@@ -398,7 +398,7 @@ int rdmachan_cmd_ack_async_event(struct rdmachan_call *call, void *arg);
 int rdmachan_cmd_update_cq_ring(struct rdmachan_call *call, void *arg);
 int rdmachan_cmd_bind_user_qp(struct rdmachan_call *call, void *arg);
 
-/* Bypass mode's QPs (user_qp.c); with the id's lock or CM handler lock */
+/* Bypass mode's QPs (user_qp.c); transitions with the CM handler lock */
 bool rdmachan_user_qp_supported(void);
 int rdmachan_user_qp_modify(struct rdmachan_cm_id *id, enum ib_qp_state state);
 int rdmachan_user_qp_ready(struct rdmachan_cm_id *id,

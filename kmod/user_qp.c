@@ -12,7 +12,8 @@
  * for rdma_restrack_begin_del()): the destroy then waits for the held
  * entry, and a QP whose destroy has begun is not found. What is found
  * must still be a QP of the bound uverbs file, so a number that another
- * process's QP took over is never touched.
+ * process's QP took over is never touched. Every transition runs under
+ * the id's CM handler lock: rxe takes one modify of a QP at a time only.
  */
 #include <linux/file.h>
 #include <rdma/ib_cm.h>
@@ -73,7 +74,7 @@ static int rdmachan_user_qp_move(struct rdma_cm_id *cm_id, struct ib_qp *qp,
 
 /*
  * The id's bound QP to @state: 0 when the id has none, -ENOENT when its
- * QP is gone. With the id's lock or its CM handler lock held.
+ * QP is gone. With the id's CM handler lock held.
  */
 int rdmachan_user_qp_modify(struct rdmachan_cm_id *id, enum ib_qp_state state)
 {
@@ -95,7 +96,7 @@ int rdmachan_user_qp_modify(struct rdmachan_cm_id *id, enum ib_qp_state state)
  * The bound QP ready to send, as the CM readies a QP of its own: INIT
  * again with the connection's attributes (its access flags come with the
  * request or reply), RTR and RTS; the resources of @param (ACCEPT's) over
- * the CM's. With the id's lock or CM handler lock held.
+ * the CM's. With the id's CM handler lock held.
  */
 int rdmachan_user_qp_ready(struct rdmachan_cm_id *id,
 			   const struct rdma_conn_param *param)
