@@ -241,11 +241,12 @@ static void rdmachan_async_queue_device_event(struct rdmachan_async_queue *q,
 	struct mem_cgroup *old_memcg;
 	bool queued;
 
-	/* DEVICE_FATAL must get through: it is small enough. */
+	/* DEVICE_FATAL must get through, uncharged at the cgroup's limit. */
 	old_memcg = set_active_memcg(q->memcg);
-	ev = kzalloc(sizeof(*ev), fatal ? RDMACHAN_GFP | __GFP_NOFAIL :
-					  RDMACHAN_GFP);
+	ev = kzalloc(sizeof(*ev), RDMACHAN_GFP | __GFP_NOWARN);
 	set_active_memcg(old_memcg);
+	if (!ev && fatal)
+		ev = kzalloc(sizeof(*ev), GFP_KERNEL | __GFP_NOFAIL);
 	spin_lock_irq(&q->lock);
 	if (!ev) {
 		q->dropped++;

@@ -146,12 +146,16 @@ int rdmachan_cm_event_handler(struct rdma_cm_id *cm_id,
 		return rdmachan_cm_connect_request(id, cm_id, event);
 
 	/*
-	 * Every other event must reach userspace; it is small enough. Past
-	 * the cgroup's limit it is charged anyway (__GFP_NOFAIL).
+	 * Every other event must reach userspace; it is small enough. It is
+	 * charged to the opener's cgroup but at its limit: forced, the
+	 * charge would leave the cgroup over it, and the process's next
+	 * page fault to the OOM killer.
 	 */
 	old_memcg = set_active_memcg(id->file->memcg);
-	entry = kzalloc(sizeof(*entry), RDMACHAN_GFP | __GFP_NOFAIL);
+	entry = kzalloc(sizeof(*entry), RDMACHAN_GFP | __GFP_NOWARN);
 	set_active_memcg(old_memcg);
+	if (!entry)
+		entry = kzalloc(sizeof(*entry), GFP_KERNEL | __GFP_NOFAIL);
 	kref_get(&id->obj.ref);
 	entry->id = id;
 	rdmachan_cm_fill_event(&entry->uevent, cm_id, event);

@@ -5,7 +5,7 @@
  * A process in a cgroup whose memory.max leaves it 4 MiB makes CM ids,
  * each with an address resolution whose event stays queued, until a call
  * fails: it fails with ENOMEM (not the OOM killer, whose report would
- * fail the run), a PD fails too, and after a few destroys the process can
+ * fail the run), PDs soon fail too, and after destroys the process can
  * make an id again. When it exits, the cgroup's usage falls back to where
  * it started.
  */
@@ -29,7 +29,20 @@ struct report {
 	int again;		/* an id after ten destroys: 0 or errno */
 };
 
-/* The process in the cgroup: fills in @r and exits without cleaning up. */
+/* Stack the child may use later, faulted in before the limit is set. */
+static void __attribute__((noinline)) touch_stack(void)
+{
+	volatile char room[256 * 1024];
+
+	memset((char *)room, 0, sizeof(room));
+}
+
+/*
+ * The process in the cgroup: fills in @r and exits without cleaning up.
+ * At the limit nothing may fault in a page or open a file (both are
+ * charged, and a failed charge there calls the OOM killer): room is made
+ * by destroys and the limit lifted before the report goes out.
+ */
 static void fill_cgroup(int out)
 {
 	struct report r = { 0 };
@@ -45,6 +58,7 @@ static void fill_cgroup(int out)
 		_exit(2);
 	/* touch the array now: its pages are the process's, not the test's */
 	memset(ids, 0, MAX_IDS * sizeof(*ids));
+	touch_stack();
 	r.base = cg_read_long(CG, "memory.current");
 	snprintf(max, sizeof(max), "%ld", r.base + ROOM);
 	if (cg_write(CG, "memory.max", max))
@@ -59,12 +73,23 @@ static void fill_cgroup(int out)
 			break;
 	}
 	r.id_err = ret;
-	r.pd_err = raw_alloc_pd(fd, ctx, &pd);
-	for (i = 0; i < 10 && i < r.ids; i++)
+	/*
+	 * Objects too, until one fails: charges are counted in bytes, so a
+	 * smaller object may still fit in what the failed id left.
+	 */
+	for (i = 0; i < 10000; i++) {
+		r.pd_err = raw_alloc_pd(fd, ctx, &pd);
+		if (r.pd_err)
+			break;
+	}
+	/* a quarter of the ids go: room for an id, a file and a pipe page */
+	for (i = 0; i < r.ids / 4; i++)
 		raw_destroy(fd, ids[i]);
 	r.again = raw_create_id(fd, RDMA_PS_TCP, 0, &ids[0]);
-	if (write(out, &r, sizeof(r)) != sizeof(r))
+	if (cg_write(CG, "memory.max", "max"))
 		_exit(4);
+	if (write(out, &r, sizeof(r)) != sizeof(r))
+		_exit(5);
 	_exit(0);
 }
 
