@@ -67,19 +67,24 @@ COMPAT := $(B)/compat
 COMPAT_SYMS := compat/rdma-core-44.syms
 COMPAT_SRCS := $(wildcard compat/*.c)
 COMPAT_OBJS := $(COMPAT_SRCS:compat/%.c=$(COMPAT)/obj/%.o) $(COMPAT)/obj/stubs.o
+COMPAT_LIB_OBJS := $(filter-out $(B)/lib/obj/mode.o,$(LIB_OBJS))
 COMPAT_SO := $(COMPAT)/libibverbs.so.1
 COMPAT_LIBDIR ?= $(LIBDIR)/rdmachan
 # Bypass mode's drop-in librdmacm.so.1, over the system's libibverbs.so.1:
-# librdmachan's CM with the system's verbs (lib/bypass/verbs.c), none of
-# librdmachan's own (their ibv_* would take the calls).
+# librdmachan's CM with the system's verbs (lib/system_verbs.c), none of
+# librdmachan's own (their ibv_* would take the calls). Each drop-in is
+# built for one mode (compat/mode.c, lib/bypass/mode.c); librdmachan
+# chooses at run time (lib/mode.c).
 BYPASS := $(B)/bypass
 BYPASS_LIB_OBJS := $(filter $(B)/lib/obj/cm_% $(B)/lib/obj/addrinfo.o \
-	$(B)/lib/obj/ioctl.o $(B)/lib/obj/ah_attr.o $(B)/lib/obj/strings.o,$(LIB_OBJS))
-BYPASS_OBJS := $(BYPASS_LIB_OBJS) $(BYPASS)/obj/verbs.o \
+	$(B)/lib/obj/ioctl.o $(B)/lib/obj/ah_attr.o $(B)/lib/obj/strings.o \
+	$(B)/lib/obj/system_verbs.o,$(LIB_OBJS))
+BYPASS_OBJS := $(BYPASS_LIB_OBJS) $(BYPASS)/obj/mode.o \
 	$(BYPASS)/obj/stubs.o $(COMPAT)/obj/rpoll.o
 BYPASS_SO := $(BYPASS)/librdmacm.so.1
 BYPASS_LIBDIR ?= $(LIBDIR)/rdmachan/bypass
 RUN := $(B)/bin/rdmachan-run
+MODE_TOOL := $(B)/bin/rdmachan-mode
 
 .PHONY: all module lib compat selftests selftests-stock setup demo check check-guest clean install \
 	checkpatch bench FORCE check-debug check-stock fuzz
@@ -99,7 +104,7 @@ $(B)/lib/obj/%.o: lib/%.c lib/*.h uapi/rdmachan.h lib/include/rdmachan/rdmachan.
 $(LIB_SO): $(LIB_OBJS) lib/librdmachan.map
 	$(CC) -shared -Wl,-soname,librdmachan.so.$(SOVERSION) \
 		-Wl,--version-script=lib/librdmachan.map -Wl,--no-undefined \
-		-o $@ $(LIB_OBJS) -lpthread
+		-o $@ $(LIB_OBJS) -lpthread -ldl
 	ln -sf librdmachan.so.$(SOVERSION) $(B)/lib/librdmachan.so
 
 $(LIB_A): $(LIB_OBJS)
@@ -111,7 +116,7 @@ $(B)/lib/pkgconfig/librdmachan.pc: lib/librdmachan.pc.in Makefile
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< >$@
 
-compat: $(COMPAT_SO) $(COMPAT)/librdmacm.so.1 $(BYPASS_SO) $(RUN)
+compat: $(COMPAT_SO) $(COMPAT)/librdmacm.so.1 $(BYPASS_SO) $(RUN) $(MODE_TOOL)
 
 $(BYPASS)/compat.map $(BYPASS)/stubs.c &: compat/gen-compat $(COMPAT_SYMS)
 	compat/gen-compat $(COMPAT_SYMS) $(BYPASS) librdmacm
@@ -120,14 +125,14 @@ $(BYPASS)/obj/stubs.o: $(BYPASS)/stubs.c
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -fno-builtin -c -o $@ $<
 
-$(BYPASS)/obj/verbs.o: lib/bypass/verbs.c lib/*.h uapi/rdmachan.h
+$(BYPASS)/obj/mode.o: lib/bypass/mode.c lib/*.h
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -c -o $@ $<
 
 $(BYPASS_SO): $(BYPASS_OBJS) $(BYPASS)/compat.map
 	$(CC) -shared -Wl,-soname,librdmacm.so.1 \
 		-Wl,--version-script=$(BYPASS)/compat.map -Wl,--no-undefined \
-		-o $@ $(BYPASS_OBJS) -libverbs -lpthread
+		-o $@ $(BYPASS_OBJS) -libverbs -lpthread -ldl
 
 # One run writes both files (a grouped target, so make -j runs it once).
 $(COMPAT)/compat.map $(COMPAT)/stubs.c &: compat/gen-compat $(COMPAT_SYMS)
@@ -141,10 +146,10 @@ $(COMPAT)/obj/%.o: compat/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -c -o $@ $<
 
-$(COMPAT_SO): $(LIB_OBJS) $(COMPAT_OBJS) $(COMPAT)/compat.map
+$(COMPAT_SO): $(COMPAT_LIB_OBJS) $(COMPAT_OBJS) $(COMPAT)/compat.map
 	$(CC) -shared -Wl,-soname,libibverbs.so.1 \
 		-Wl,--version-script=$(COMPAT)/compat.map -Wl,--no-undefined \
-		-o $@ $(LIB_OBJS) $(COMPAT_OBJS) -lpthread
+		-o $@ $(COMPAT_LIB_OBJS) $(COMPAT_OBJS) -lpthread -ldl
 
 # A symlink, not a copy: the dynamic loader sees one object under both
 # names, so a CM id's ibv_context is the one the ibv_* calls know.
@@ -154,13 +159,20 @@ $(COMPAT)/librdmacm.so.1: $(COMPAT_SO)
 $(RUN): compat/rdmachan-run.in
 	@mkdir -p $(dir $@)
 	sed -e 's|@COMPATDIR@|$(CURDIR)/$(COMPAT)|' \
-		-e 's|@BYPASSDIR@|$(CURDIR)/$(BYPASS)|' $< >$@
+		-e 's|@BYPASSDIR@|$(CURDIR)/$(BYPASS)|' \
+		-e 's|@MODETOOL@|$(CURDIR)/$(MODE_TOOL)|' $< >$@
 	chmod 755 $@
 
 $(COMPAT)/rdmachan-run.install: compat/rdmachan-run.in Makefile
 	@mkdir -p $(dir $@)
 	sed -e 's|@COMPATDIR@|$(COMPAT_LIBDIR)|' \
-		-e 's|@BYPASSDIR@|$(BYPASS_LIBDIR)|' $< >$@
+		-e 's|@BYPASSDIR@|$(BYPASS_LIBDIR)|' \
+		-e 's|@MODETOOL@|$(COMPAT_LIBDIR)/rdmachan-mode|' $< >$@
+
+# librdmachan linked in, so that it runs from wherever it is installed.
+$(MODE_TOOL): tools/rdmachan-mode.c $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -o $@ $< $(LIB_A) -lpthread -ldl
 
 $(B)/bin/rdmachan-%: demo/%.c $(LIB_SO)
 	@mkdir -p $(dir $@)
@@ -184,7 +196,13 @@ $(B)/bench/libsyscount.so: bench/syscount.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Wall -Wextra -Werror -fPIC -shared -o $@ $< -ldl
 
-selftests: $(SELFTESTS)
+selftests: $(SELFTESTS) $(B)/selftests/both-modes
+
+# The rdma-core API tests run in both of librdmachan's modes (run-in-guest):
+# bypass where the module offers it, and kernel-owned.
+$(B)/selftests/both-modes: Makefile
+	@mkdir -p $(dir $@)
+	echo $(API_SELFTESTS) | tr ' ' '\n' >$@
 
 $(B)/selftests/%: selftests/%.c selftests/*.h $(LIB_SO) uapi/rdmachan.h
 	@test -r "$(LINUX_SRC)/tools/testing/selftests/kselftest_harness.h" || { echo "no kselftest_harness.h: run 'make setup'" >&2; exit 1; }
@@ -273,6 +291,7 @@ install: all $(COMPAT)/rdmachan-run.install
 	ln -sf libibverbs.so.1 $(DESTDIR)$(COMPAT_LIBDIR)/librdmacm.so.1
 	install -d $(DESTDIR)$(BYPASS_LIBDIR)
 	install -m 755 $(BYPASS_SO) $(DESTDIR)$(BYPASS_LIBDIR)/
+	install -m 755 $(MODE_TOOL) $(DESTDIR)$(COMPAT_LIBDIR)/
 	install -m 755 $(COMPAT)/rdmachan-run.install $(DESTDIR)$(PREFIX)/bin/rdmachan-run
 	install -D -m 644 udev/90-rdmachan.rules $(DESTDIR)$(UDEV_RULES_DIR)/90-rdmachan.rules
 

@@ -12,10 +12,12 @@
  * library keeps no record of the events it hands out.
  */
 #include "verbs_internal.h"
+#include "mode.h"
 
 RDMACHAN_EXPORT int ibv_get_async_event(struct ibv_context *context,
 					struct ibv_async_event *event)
 {
+	RETURN_IF_BYPASS(ibv_get_async_event, context, event);
 	struct rdmachan_get_async_event cmd = { .size = sizeof(cmd) };
 	void *element;
 
@@ -47,6 +49,7 @@ RDMACHAN_EXPORT int ibv_get_async_event(struct ibv_context *context,
  */
 RDMACHAN_EXPORT void ibv_ack_async_event(struct ibv_async_event *event)
 {
+	RETURN_VOID_IF_BYPASS(ibv_ack_async_event, event);
 	struct rdmachan_ack_async_event cmd = {
 		.size = sizeof(cmd),
 		.event_type = (uint32_t)event->event_type,

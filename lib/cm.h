@@ -21,6 +21,7 @@
 #include <rdma/rdma_cma.h>
 
 #include "internal.h"
+#include "mode.h"
 
 #define cm_container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))

@@ -60,16 +60,16 @@ static struct cm_device *cm_device_open(struct ibv_device *ibdev)
 		errno = ENOMEM;
 		return NULL;
 	}
-	dev->verbs = rdmachan_open_device(ibdev);
+	dev->verbs = cm_verbs()->open_device(ibdev);
 	if (!dev->verbs)
 		goto err_free;
-	ret = rdmachan_query_device(dev->verbs, &attr);
+	ret = cm_verbs()->query_device(dev->verbs, &attr);
 	if (ret) {
-		rdmachan_close_device(dev->verbs);
+		cm_verbs()->close_device(dev->verbs);
 		errno = ret;
 		goto err_free;
 	}
-	dev->index = rdmachan_device_index(ibdev);
+	dev->index = cm_verbs()->device_index(ibdev);
 	dev->max_initiator_depth = cm_clamp_u8(attr.max_qp_init_rd_atom);
 	dev->max_responder_resources = cm_clamp_u8(attr.max_qp_rd_atom);
 	cm_devices[cm_num_devices++] = dev;
@@ -95,17 +95,17 @@ struct cm_device *cm_device_get(uint32_t index)
 	dev = cm_device_find(index);
 	if (dev)
 		goto pd;
-	list = rdmachan_get_device_list(&n);
+	list = cm_verbs()->get_device_list(&n);
 	if (!list)
 		goto out;
 	errno = ENODEV;
 	for (i = 0; i < n; i++) {
-		if (rdmachan_device_index(list[i]) == index) {
+		if (cm_verbs()->device_index(list[i]) == index) {
 			dev = cm_device_open(list[i]);
 			break;
 		}
 	}
-	rdmachan_free_device_list(list);
+	cm_verbs()->free_device_list(list);
 	if (!dev)
 		goto out;
 pd:
@@ -114,7 +114,7 @@ pd:
 	 * and their QP calls fail; the CM itself still works.
 	 */
 	if (!dev->pd)
-		dev->pd = vb_alloc_pd(dev->verbs);
+		dev->pd = cm_verbs()->alloc_pd(dev->verbs);
 out:
 	pthread_mutex_unlock(&cm_devices_lock);
 	return dev;
@@ -128,7 +128,7 @@ RDMACHAN_EXPORT struct ibv_context **rdma_get_devices(int *num_devices)
 	int i, n = 0, err;
 
 	pthread_mutex_lock(&cm_devices_lock);
-	list = rdmachan_get_device_list(&n);
+	list = cm_verbs()->get_device_list(&n);
 	if (!list)
 		goto out;
 	/* As librdmacm: no device is a failure, not an empty list. */
@@ -142,7 +142,7 @@ RDMACHAN_EXPORT struct ibv_context **rdma_get_devices(int *num_devices)
 		goto out_free;
 	}
 	for (i = 0; i < n; i++) {
-		dev = cm_device_find(rdmachan_device_index(list[i]));
+		dev = cm_device_find(cm_verbs()->device_index(list[i]));
 		if (!dev)
 			dev = cm_device_open(list[i]);
 		if (!dev) {
@@ -156,7 +156,7 @@ RDMACHAN_EXPORT struct ibv_context **rdma_get_devices(int *num_devices)
 	}
 out_free:
 	err = errno;
-	rdmachan_free_device_list(list);
+	cm_verbs()->free_device_list(list);
 	errno = err;
 out:
 	pthread_mutex_unlock(&cm_devices_lock);

@@ -94,7 +94,7 @@ static int cm_leave(struct cm_id *cid, struct cm_mcast *mc)
 		cm_ack_event(to_cm_event(event));
 	}
 	if (mc->attached && cid->id.qp)
-		vb_detach_mcast(cid->id.qp, &mc->mgid, mc->mlid);
+		cm_verbs()->detach_mcast(cid->id.qp, &mc->mgid, mc->mlid);
 	if (cm_destroy_kernel_id(cid->chan, mc->handle))
 		ret = -1;
 	free(mc);
@@ -115,7 +115,7 @@ int cm_mcast_joined(struct cm_id *cid, uint32_t handle,
 	for (mc = cid->mc_list; mc && mc->handle != handle; mc = mc->next)
 		;
 	if (mc && !mc->attached && cid->id.qp) {
-		ret = vb_attach_mcast(cid->id.qp, &ah_attr->grh.dgid,
+		ret = cm_verbs()->attach_mcast(cid->id.qp, &ah_attr->grh.dgid,
 				      ah_attr->dlid);
 		if (!ret) {
 			mc->mgid = ah_attr->grh.dgid;

@@ -22,18 +22,18 @@
 static void cm_destroy_cqs(struct rdma_cm_id *id)
 {
 	if (id->recv_cq) {
-		vb_destroy_cq(id->recv_cq);
+		cm_verbs()->destroy_cq(id->recv_cq);
 		if (id->send_cq && id->send_cq != id->recv_cq) {
-			vb_destroy_cq(id->send_cq);
+			cm_verbs()->destroy_cq(id->send_cq);
 			id->send_cq = NULL;
 		}
 		id->recv_cq = NULL;
 	}
 	if (id->recv_cq_channel) {
-		vb_destroy_comp_channel(id->recv_cq_channel);
+		cm_verbs()->destroy_comp_channel(id->recv_cq_channel);
 		if (id->send_cq_channel &&
 		    id->send_cq_channel != id->recv_cq_channel) {
-			vb_destroy_comp_channel(id->send_cq_channel);
+			cm_verbs()->destroy_comp_channel(id->send_cq_channel);
 			id->send_cq_channel = NULL;
 		}
 		id->recv_cq_channel = NULL;
@@ -44,10 +44,10 @@ static void cm_destroy_cqs(struct rdma_cm_id *id)
 static int cm_create_cq(struct rdma_cm_id *id, uint32_t size,
 			struct ibv_comp_channel **channel, struct ibv_cq **cq)
 {
-	*channel = vb_create_comp_channel(id->verbs);
+	*channel = cm_verbs()->create_comp_channel(id->verbs);
 	if (!*channel)
 		return -1;
-	*cq = vb_create_cq(id->verbs, (int)size, id, *channel, 0);
+	*cq = cm_verbs()->create_cq(id->verbs, (int)size, id, *channel, 0);
 	return *cq ? 0 : -1;
 }
 
@@ -107,7 +107,7 @@ static int cm_create_qp_ex(struct cm_id *cid, struct ibv_qp_init_attr_ex *attr)
 		attr->srq = id->srq;
 
 	/* ibv_qp_init_attr is the first part of ibv_qp_init_attr_ex. */
-	qp = vb_create_qp(attr->pd, (struct ibv_qp_init_attr *)attr,
+	qp = cm_verbs()->create_qp(attr->pd, (struct ibv_qp_init_attr *)attr,
 			  cid->chan->ch.fd, cid->handle);
 	if (!qp) {
 		err = errno;
@@ -157,8 +157,8 @@ static void cm_destroy_qp(struct rdma_cm_id *id)
 	struct cm_id *cid = to_cm_id(id);
 
 	if (id->qp) {
-		vb_unbind_qp(cid->chan->ch.fd, cid->handle);
-		vb_destroy_qp(id->qp);
+		cm_verbs()->unbind_qp(cid->chan->ch.fd, cid->handle);
+		cm_verbs()->destroy_qp(id->qp);
 	}
 	id->qp = NULL;
 	cm_destroy_cqs(id);
@@ -189,7 +189,7 @@ static int cm_create_srq_ex(struct rdma_cm_id *id,
 		return cm_err(EOPNOTSUPP);
 
 	/* ibv_srq_init_attr is the first part of ibv_srq_init_attr_ex. */
-	srq = vb_create_srq(attr->pd, (struct ibv_srq_init_attr *)attr);
+	srq = cm_verbs()->create_srq(attr->pd, (struct ibv_srq_init_attr *)attr);
 	if (!srq)
 		return -1;
 	if (!id->pd)
@@ -228,7 +228,7 @@ RDMACHAN_EXPORT int rdma_create_srq(struct rdma_cm_id *id, struct ibv_pd *pd,
 static void cm_destroy_srq(struct rdma_cm_id *id)
 {
 	if (id->srq)
-		vb_destroy_srq(id->srq);
+		cm_verbs()->destroy_srq(id->srq);
 	id->srq = NULL;
 	cm_destroy_cqs(id);
 }

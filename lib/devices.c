@@ -20,6 +20,7 @@
 
 #include "internal.h"
 #include "verbs_internal.h"
+#include "mode.h"
 
 static pthread_mutex_t devices_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rdmachan_ibv_device **devices;
@@ -175,6 +176,7 @@ out:
 
 RDMACHAN_EXPORT struct ibv_device **ibv_get_device_list(int *num)
 {
+	RETURN_IF_BYPASS(ibv_get_device_list, num);
 	return rdmachan_get_device_list(num);
 }
 
@@ -193,16 +195,19 @@ void rdmachan_free_device_list(struct ibv_device **list)
 
 RDMACHAN_EXPORT void ibv_free_device_list(struct ibv_device **list)
 {
+	RETURN_VOID_IF_BYPASS(ibv_free_device_list, list);
 	rdmachan_free_device_list(list);
 }
 
 RDMACHAN_EXPORT const char *ibv_get_device_name(struct ibv_device *device)
 {
+	RETURN_IF_BYPASS(ibv_get_device_name, device);
 	return device->name;
 }
 
 RDMACHAN_EXPORT __be64 ibv_get_device_guid(struct ibv_device *device)
 {
+	RETURN_IF_BYPASS(ibv_get_device_guid, device);
 	return to_rdev(device)->node_guid;
 }
 
@@ -276,6 +281,7 @@ err_free:
 
 RDMACHAN_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 {
+	RETURN_IF_BYPASS(ibv_open_device, device);
 	return rdmachan_open_device(device);
 }
 
@@ -295,5 +301,6 @@ int rdmachan_close_device(struct ibv_context *context)
 
 RDMACHAN_EXPORT int ibv_close_device(struct ibv_context *context)
 {
+	RETURN_IF_BYPASS(ibv_close_device, context);
 	return rdmachan_close_device(context);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "mode.h"
 
 /* ibv_query_device(), and the 64 capability bits it has no room for. */
 static int rdmachan_query_device_caps(struct ibv_context *context,
@@ -88,6 +89,7 @@ int rdmachan_query_device(struct ibv_context *context,
 RDMACHAN_EXPORT int ibv_query_device(struct ibv_context *context,
 				     struct ibv_device_attr *attr)
 {
+	RETURN_IF_BYPASS(ibv_query_device, context, attr);
 	return rdmachan_query_device(context, attr);
 }
 
@@ -174,6 +176,7 @@ RDMACHAN_EXPORT int ibv_query_port(struct ibv_context *context,
 				   uint8_t port_num,
 				   struct _compat_ibv_port_attr *port_attr)
 {
+	RETURN_IF_BYPASS(ibv_query_port, context, port_num, port_attr);
 	return rdmachan_query_port_op(context, port_num,
 				      (struct ibv_port_attr *)port_attr,
 				      offsetof(struct ibv_port_attr,
@@ -184,6 +187,7 @@ RDMACHAN_EXPORT int ibv_query_gid(struct ibv_context *context,
 				  uint8_t port_num, int index,
 				  union ibv_gid *gid)
 {
+	RETURN_IF_BYPASS(ibv_query_gid, context, port_num, index, gid);
 	struct rdmachan_query_gid cmd = {
 		.size = sizeof(cmd),
 		.handle = to_rctx(context)->handle,
@@ -236,6 +240,8 @@ RDMACHAN_EXPORT int _ibv_query_gid_ex(struct ibv_context *context,
 				      struct ibv_gid_entry *entry,
 				      uint32_t flags, size_t entry_size)
 {
+	RETURN_IF_BYPASS(_ibv_query_gid_ex,
+			 context, port_num, gid_index, entry, flags, entry_size);
 	struct ibv_gid_entry e;
 	int ret;
 
@@ -257,6 +263,8 @@ RDMACHAN_EXPORT ssize_t _ibv_query_gid_table(struct ibv_context *context,
 					     size_t max_entries,
 					     uint32_t flags, size_t entry_size)
 {
+	RETURN_IF_BYPASS(_ibv_query_gid_table,
+			 context, entries, max_entries, flags, entry_size);
 	struct ibv_device_attr dattr;
 	struct ibv_port_attr pattr;
 	struct ibv_gid_entry e;

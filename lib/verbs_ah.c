@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "verbs_internal.h"
+#include "mode.h"
 
 static struct ibv_ah *vb_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 {
@@ -48,11 +49,13 @@ static struct ibv_ah *vb_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 RDMACHAN_EXPORT struct ibv_ah *ibv_create_ah(struct ibv_pd *pd,
 					     struct ibv_ah_attr *attr)
 {
+	RETURN_IF_BYPASS(ibv_create_ah, pd, attr);
 	return vb_create_ah(pd, attr);
 }
 
 RDMACHAN_EXPORT int ibv_destroy_ah(struct ibv_ah *ah)
 {
+	RETURN_IF_BYPASS(ibv_destroy_ah, ah);
 	int ret = vb_destroy_handle(ah->context, ah->handle);
 
 	if (!ret)
@@ -226,6 +229,8 @@ RDMACHAN_EXPORT int ibv_init_ah_from_wc(struct ibv_context *context,
 					struct ibv_grh *grh,
 					struct ibv_ah_attr *ah_attr)
 {
+	RETURN_IF_BYPASS(ibv_init_ah_from_wc,
+			 context, port_num, wc, grh, ah_attr);
 	return vb_init_ah_from_wc(context, port_num, wc, grh, ah_attr);
 }
 
@@ -234,6 +239,7 @@ RDMACHAN_EXPORT struct ibv_ah *ibv_create_ah_from_wc(struct ibv_pd *pd,
 						     struct ibv_grh *grh,
 						     uint8_t port_num)
 {
+	RETURN_IF_BYPASS(ibv_create_ah_from_wc, pd, wc, grh, port_num);
 	struct ibv_ah_attr ah_attr;
 
 	if (vb_init_ah_from_wc(pd->context, port_num, wc, grh, &ah_attr))

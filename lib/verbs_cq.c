@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "verbs_internal.h"
+#include "mode.h"
 
 /* The kernel writes completions straight into the caller's ibv_wc array. */
 #define VB_SAME_FIELD(f) \
@@ -57,6 +58,7 @@ struct ibv_comp_channel *vb_create_comp_channel(struct ibv_context *context)
 RDMACHAN_EXPORT struct ibv_comp_channel *
 ibv_create_comp_channel(struct ibv_context *context)
 {
+	RETURN_IF_BYPASS(ibv_create_comp_channel, context);
 	return vb_create_comp_channel(context);
 }
 
@@ -78,6 +80,7 @@ int vb_destroy_comp_channel(struct ibv_comp_channel *channel)
 
 RDMACHAN_EXPORT int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 {
+	RETURN_IF_BYPASS(ibv_destroy_comp_channel, channel);
 	return vb_destroy_comp_channel(channel);
 }
 
@@ -155,6 +158,8 @@ RDMACHAN_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *context,
 					     struct ibv_comp_channel *channel,
 					     int comp_vector)
 {
+	RETURN_IF_BYPASS(ibv_create_cq,
+			 context, cqe, cq_context, channel, comp_vector);
 	return vb_create_cq(context, cqe, cq_context, channel, comp_vector);
 }
 
@@ -235,12 +240,14 @@ int vb_destroy_cq(struct ibv_cq *ibcq)
 
 RDMACHAN_EXPORT int ibv_destroy_cq(struct ibv_cq *cq)
 {
+	RETURN_IF_BYPASS(ibv_destroy_cq, cq);
 	return vb_destroy_cq(cq);
 }
 
 RDMACHAN_EXPORT int ibv_get_cq_event(struct ibv_comp_channel *channel,
 				     struct ibv_cq **cq, void **cq_context)
 {
+	RETURN_IF_BYPASS(ibv_get_cq_event, channel, cq, cq_context);
 	struct rdmachan_get_cq_event cmd = { .size = sizeof(cmd) };
 	struct ibv_cq *ibcq;
 
@@ -263,6 +270,7 @@ RDMACHAN_EXPORT int ibv_get_cq_event(struct ibv_comp_channel *channel,
 RDMACHAN_EXPORT void ibv_ack_cq_events(struct ibv_cq *ibcq,
 				       unsigned int nevents)
 {
+	RETURN_VOID_IF_BYPASS(ibv_ack_cq_events, ibcq, nevents);
 	struct vb_cq *cq = to_vb_cq(ibcq);
 	unsigned int unacked, num;
 

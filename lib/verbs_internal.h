@@ -6,8 +6,8 @@
  * only keeps what programs read from the rdma-core structs, plus, for CQs,
  * the completion event acknowledgements it has not sent yet. The bodies of
  * the calls are here under vb_ names so that the library's own callers (the
- * CM's QP helpers) do not go through exported symbols another library may
- * interpose.
+ * CM, through kernel_cm_verbs) do not go through exported symbols another
+ * library may interpose.
  */
 #ifndef RDMACHAN_LIB_VERBS_INTERNAL_H
 #define RDMACHAN_LIB_VERBS_INTERNAL_H
@@ -111,10 +111,7 @@ int vb_destroy_cq(struct ibv_cq *cq);
 struct ibv_qp *vb_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr,
 			    int cm_fd, uint32_t cm_id);
 int vb_destroy_qp(struct ibv_qp *qp);
-/*
- * A CM id's QP joins and leaves a multicast group; the module does it for
- * its own QPs, bypass mode's library for the system's.
- */
+/* The module joins its own QPs to a CM id's multicast groups: no-ops. */
 int vb_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 		    uint16_t lid);
 void vb_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,

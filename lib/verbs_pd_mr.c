@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "verbs_internal.h"
+#include "mode.h"
 
 struct ibv_pd *vb_alloc_pd(struct ibv_context *context)
 {
@@ -38,6 +39,7 @@ struct ibv_pd *vb_alloc_pd(struct ibv_context *context)
 
 RDMACHAN_EXPORT struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
 {
+	RETURN_IF_BYPASS(ibv_alloc_pd, context);
 	return vb_alloc_pd(context);
 }
 
@@ -53,6 +55,7 @@ int vb_dealloc_pd(struct ibv_pd *pd)
 
 RDMACHAN_EXPORT int ibv_dealloc_pd(struct ibv_pd *pd)
 {
+	RETURN_IF_BYPASS(ibv_dealloc_pd, pd);
 	return vb_dealloc_pd(pd);
 }
 
@@ -106,6 +109,7 @@ static struct ibv_mr *vb_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 RDMACHAN_EXPORT struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr,
 					  size_t length, int access)
 {
+	RETURN_IF_BYPASS(ibv_reg_mr, pd, addr, length, access);
 	return vb_reg_mr(pd, addr, length, (uintptr_t)addr,
 			 (unsigned int)access);
 }
@@ -114,6 +118,7 @@ RDMACHAN_EXPORT struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr,
 					       size_t length, uint64_t iova,
 					       int access)
 {
+	RETURN_IF_BYPASS(ibv_reg_mr_iova, pd, addr, length, iova, access);
 	return vb_reg_mr(pd, addr, length, iova, (unsigned int)access);
 }
 
@@ -121,11 +126,13 @@ RDMACHAN_EXPORT struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr,
 						size_t length, uint64_t iova,
 						unsigned int access)
 {
+	RETURN_IF_BYPASS(ibv_reg_mr_iova2, pd, addr, length, iova, access);
 	return vb_reg_mr(pd, addr, length, iova, access);
 }
 
 RDMACHAN_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
 {
+	RETURN_IF_BYPASS(ibv_dereg_mr, mr);
 	int ret = vb_destroy_handle(mr->context, mr->handle);
 
 	if (!ret)

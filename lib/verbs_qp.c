@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "verbs_internal.h"
+#include "mode.h"
 
 static void vb_cap_to_kern(struct rdmachan_qp_cap *dst,
 			   const struct ibv_qp_cap *src)
@@ -110,6 +111,7 @@ struct ibv_qp *vb_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr,
 RDMACHAN_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 					     struct ibv_qp_init_attr *attr)
 {
+	RETURN_IF_BYPASS(ibv_create_qp, pd, attr);
 	return vb_create_qp(pd, attr, -1, 0);
 }
 
@@ -152,6 +154,7 @@ int vb_destroy_qp(struct ibv_qp *qp)
 
 RDMACHAN_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
 {
+	RETURN_IF_BYPASS(ibv_destroy_qp, qp);
 	return vb_destroy_qp(qp);
 }
 
@@ -161,6 +164,7 @@ RDMACHAN_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
 RDMACHAN_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 				  int attr_mask)
 {
+	RETURN_IF_BYPASS(ibv_modify_qp, qp, attr, attr_mask);
 	struct rdmachan_modify_qp cmd;
 	struct rdmachan_qp_attr *k = &cmd.attr;
 	unsigned int mask = (unsigned int)attr_mask;
@@ -231,6 +235,7 @@ RDMACHAN_EXPORT int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 				 int attr_mask,
 				 struct ibv_qp_init_attr *init_attr)
 {
+	RETURN_IF_BYPASS(ibv_query_qp, qp, attr, attr_mask, init_attr);
 	struct rdmachan_modify_qp cmd;
 	const struct rdmachan_qp_attr *k = &cmd.attr;
 	/*

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "verbs_internal.h"
+#include "mode.h"
 
 struct ibv_srq *vb_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
 {
@@ -47,6 +48,7 @@ struct ibv_srq *vb_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
 RDMACHAN_EXPORT struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 					       struct ibv_srq_init_attr *attr)
 {
+	RETURN_IF_BYPASS(ibv_create_srq, pd, attr);
 	return vb_create_srq(pd, attr);
 }
 
@@ -54,6 +56,7 @@ RDMACHAN_EXPORT int ibv_modify_srq(struct ibv_srq *srq,
 				   struct ibv_srq_attr *srq_attr,
 				   int srq_attr_mask)
 {
+	RETURN_IF_BYPASS(ibv_modify_srq, srq, srq_attr, srq_attr_mask);
 	struct rdmachan_modify_srq cmd = {
 		.size = sizeof(cmd),
 		.srq = srq->handle,
@@ -72,6 +75,7 @@ RDMACHAN_EXPORT int ibv_modify_srq(struct ibv_srq *srq,
 RDMACHAN_EXPORT int ibv_query_srq(struct ibv_srq *srq,
 				  struct ibv_srq_attr *srq_attr)
 {
+	RETURN_IF_BYPASS(ibv_query_srq, srq, srq_attr);
 	struct rdmachan_modify_srq cmd = {
 		.size = sizeof(cmd),
 		.srq = srq->handle,
@@ -100,5 +104,6 @@ int vb_destroy_srq(struct ibv_srq *srq)
 
 RDMACHAN_EXPORT int ibv_destroy_srq(struct ibv_srq *srq)
 {
+	RETURN_IF_BYPASS(ibv_destroy_srq, srq);
 	return vb_destroy_srq(srq);
 }

@@ -15,6 +15,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,9 @@
 
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
+#ifndef RDMACHAN_TEST_STOCK
+#include <rdmachan/rdmachan.h>
+#endif
 
 #ifndef __maybe_unused
 #define __maybe_unused __attribute__((unused))
@@ -459,6 +463,20 @@ static __maybe_unused void cm_drain(struct rdma_event_channel *ch, int ms)
 
 	while (cm_poll(ch, ms) > 0 && !rdma_get_cm_event(ch, &ev))
 		rdma_ack_cm_event(ev);
+}
+
+/*
+ * Whether the verbs objects of this test are uverbs' and its provider's:
+ * on the stock stack, and through librdmachan in bypass mode. The CM is
+ * rdmachan's in both of rdmachan's modes.
+ */
+static inline bool cm_verbs_are_uverbs(void)
+{
+#ifdef RDMACHAN_TEST_STOCK
+	return true;
+#else
+	return rdmachan_get_mode() == RDMACHAN_MODE_BYPASS;
+#endif
 }
 
 #endif /* RDMACHAN_CM_TEST_H */

@@ -7,6 +7,10 @@
 # + the rxe provider), and checks each end's success lines, not only its
 # exit status. Sourced after tap.sh, with $here the selftests directory.
 run=$here/../build/bin/rdmachan-run
+# Each script tests one mode of the drop-ins: kernel-owned unless it says
+# bypass (compat_bypass_*_test.sh).
+RDMACHAN_MODE=${RDMACHAN_MODE:-kernel}
+export RDMACHAN_MODE
 addr=${RDMACHAN_ADDR:-10.77.0.1}
 dev=rxe0
 work=$(mktemp -d)
@@ -72,8 +76,34 @@ show() {
 
 # A listener of the CM on port $1 exists (either stack: rdma_cm ids show
 # in the RDMA core's resource tracking whoever owns them).
+# The kernel shows a CM id in LISTEN a moment before its listen is in
+# place (rdma_listen() sets the state first), so a client connecting then
+# is rejected (REJ reason 8, invalid service ID). The server is taken as
+# ready once it is seen listening and then has gone back to sleep (every
+# thread of the program pair() started waits, none on a lock), or, for a
+# server that polls its channel without sleeping (perftest -R), once it
+# has been seen listening for three polls of wait_for in a row: rdma_listen
+# needs microseconds of CPU to finish, the polls take 0.2 s.
 cm_listening() {
-	rdma res show cm_id 2>/dev/null | grep -q "state LISTEN .*src-addr [^ ]*:$1 "
+	if ! rdma res show cm_id 2>/dev/null | grep -q "state LISTEN .*src-addr [^ ]*:$1 "; then
+		cl_seen=0
+		return 1
+	fi
+	cl_seen=$((${cl_seen:-0} + 1))
+	server_sleeps || [ "$cl_seen" -ge 3 ] || return 1
+	cl_seen=0
+}
+
+server_sleeps() {
+	[ -n "${srv_pid:-}" ] || return 0
+	ss_prog=$(pgrep -P "$srv_pid" | head -n 1)
+	[ -n "$ss_prog" ] || return 1
+	for ss_task in /proc/$ss_prog/task/*; do
+		ss_state=$(sed 's/.*) //' "$ss_task/stat" 2>/dev/null | cut -d' ' -f1)
+		[ "$ss_state" = S ] || return 1
+		grep -qE 'mutex|rwsem|lock' "$ss_task/wchan" 2>/dev/null && return 1
+	done
+	return 0
 }
 
 tcp_listening() {

@@ -3,7 +3,9 @@
 #
 # What makes bypass mode (RDMACHAN_MODE=bypass rdmachan-run): the program
 # loads rdmachan's librdmacm.so.1 and the system's libibverbs.so.1, and its
-# QPs are its own uverbs QPs, not the module's.
+# QPs are its own uverbs QPs, not the module's. And how the mode is chosen:
+# bypass by default on a module that offers it, RDMACHAN_MODE forcing
+# either, for rdmachan-run and librdmachan alike (rdmachan-mode).
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/tap.sh"
 . "$here/compat-common.sh"
@@ -48,8 +50,43 @@ qps_are_the_programs() {
 	fi
 }
 
-tap_plan 2
+mode_tool=$here/../build/bin/rdmachan-mode
+
+# ldd_rping: which libraries rping gets through rdmachan-run
+ldd_rping() {
+	# shellcheck disable=SC2016
+	"$run" sh -c 'ldd "$(command -v rping)"'
+}
+
+# "bypass mode is the default where the kernel supports it"
+default_is_bypass() {
+	[ "$(env -u RDMACHAN_MODE "$mode_tool")" = bypass ] ||
+		{ echo "# rdmachan-mode: $(env -u RDMACHAN_MODE "$mode_tool")"; return 1; }
+	out=$(RDMACHAN_MODE='' ldd_rping)
+	echo "$out" | grep -q "librdmacm.so.1 => .*/build/bypass/librdmacm.so.1" ||
+		{ echo "# $out"; return 1; }
+}
+
+# "an environment variable forces either"
+kernel_mode_forced() {
+	[ "$(RDMACHAN_MODE=kernel "$mode_tool")" = kernel ] || return 1
+	out=$(RDMACHAN_MODE=kernel ldd_rping)
+	echo "$out" | grep -q "librdmacm.so.1 => .*/build/compat/librdmacm.so.1" ||
+		{ echo "# $out"; return 1; }
+}
+
+unknown_mode_refused() {
+	RDMACHAN_MODE=fast "$run" true 2>"$work/err"
+	rc=$?
+	[ $rc -eq 2 ] || { echo "# exit $rc"; return 1; }
+	grep -q "RDMACHAN_MODE must be kernel or bypass" "$work/err"
+}
+
+tap_plan 5
 tap_test "bypass mode: rdmachan's librdmacm over the system's libibverbs" \
 	bypass_libraries_load
+tap_test "without RDMACHAN_MODE, bypass where the module offers it" default_is_bypass
+tap_test "RDMACHAN_MODE=kernel: the kernel-owned drop-ins" kernel_mode_forced
+tap_test "an unknown RDMACHAN_MODE is refused" unknown_mode_refused
 tap_test "bypass mode: rping's QPs are its own uverbs QPs" qps_are_the_programs
 tap_done

@@ -11,6 +11,8 @@
 #include "rdmachan_test.h"
 #include "kselftest_harness.h"
 
+RDMACHAN_TEST_KERNEL_OWNED
+
 FIXTURE(removal) {
 	long devices;
 	long contexts;

@@ -13,6 +13,8 @@
 #include "rdmachan_test.h"
 #include "kselftest_harness.h"
 
+RDMACHAN_TEST_KERNEL_OWNED
+
 static int get_info(int fd)
 {
 	struct rdmachan_get_info cmd = { .size = sizeof(cmd) };

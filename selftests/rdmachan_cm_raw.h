@@ -13,6 +13,9 @@
 
 #include "rdmachan_test.h"
 
+/* Raw ioctls on the library's files: they must be the module's own. */
+RDMACHAN_TEST_KERNEL_OWNED
+
 static __maybe_unused int raw_create_id(int fd, __u32 ps, __u64 user_context,
 					__u32 *handle)
 {

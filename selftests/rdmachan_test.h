@@ -22,6 +22,17 @@
 #define RDMACHAN_TEST_DEVICE "rxe0"
 #define __maybe_unused __attribute__((unused))
 
+/*
+ * Written once at file scope by a test of the module's own verbs objects:
+ * librdmachan then runs kernel-owned in it whatever the module offers (in
+ * bypass mode its verbs would be uverbs').
+ */
+#define RDMACHAN_TEST_KERNEL_OWNED					\
+	static void __attribute__((constructor)) test_kernel_owned(void) \
+	{								\
+		setenv("RDMACHAN_MODE", "kernel", 1);			\
+	}
+
 /* Value of @name in a file of "key value" lines, or -1. */
 static __maybe_unused long read_key_value(const char *path, const char *name)
 {

@@ -75,7 +75,8 @@ static int removal_user(int ready)
 	struct ibv_context *ctx = open_rxe();
 	struct rdma_cm_event *ev;
 	struct rdma_cm_id *listen;
-	int want = VT_STOCK ? 0 : 1;
+	bool uverbs = cm_verbs_are_uverbs();
+	int want = uverbs ? 0 : 1;
 
 	if (!ch || !ctx)
 		return 10;
@@ -90,10 +91,10 @@ static int removal_user(int ready)
 	if (!ev)
 		return 13;
 	/* rdmachan queues DEVICE_FATAL before the ids hear of the removal */
-	if (take_device_fatal(listen->verbs, VT_STOCK ? CM_QUIET_MS :
+	if (take_device_fatal(listen->verbs, uverbs ? CM_QUIET_MS :
 			      CM_TIMEOUT_MS) != want)
 		return 14;
-	if (take_device_fatal(ctx, VT_STOCK ? CM_QUIET_MS : CM_TIMEOUT_MS) !=
+	if (take_device_fatal(ctx, uverbs ? CM_QUIET_MS : CM_TIMEOUT_MS) !=
 	    want)
 		return 15;
 	rdma_ack_cm_event(ev);

@@ -149,7 +149,7 @@ TEST_F(bad, send_sge_outside_mr)
 	/* the receiver is ready: only the sender's SGE is wrong */
 	ASSERT_EQ(0, vt_post_recv(&self->p.s, 6, 0, BUF_LEN));
 	ret = ibv_post_send(c->id->qp, &wr, &bad);
-	if (VT_STOCK) {
+	if (cm_verbs_are_uverbs()) {
 		ASSERT_EQ(0, ret);
 		ASSERT_EQ(1, vt_poll(c, &wc, 1, CM_TIMEOUT_MS));
 		EXPECT_EQ(5, wc.wr_id);
@@ -188,7 +188,7 @@ TEST_F(bad, recv_sge_outside_mr)
 	int ret;
 
 	ret = ibv_post_recv(s->id->qp, &wr, &bad);
-	if (VT_STOCK) {
+	if (cm_verbs_are_uverbs()) {
 		ASSERT_EQ(0, ret);
 		vt_fill(c->buf, MSG, 4);
 		ASSERT_EQ(0, vt_post_send(c, IBV_WR_SEND, 6, 0, MSG, 0, 0, 0,
@@ -234,7 +234,7 @@ TEST_F(bad, recv_into_mr_without_local_write)
 	sge = (struct ibv_sge){ .addr = (uintptr_t)mem, .length = MSG,
 				.lkey = mr->lkey };
 	ret = ibv_post_recv(s->id->qp, &wr, &bad);
-	if (VT_STOCK) {
+	if (cm_verbs_are_uverbs()) {
 		ASSERT_EQ(0, ret);
 		vt_fill(c->buf, MSG, 4);
 		ASSERT_EQ(0, vt_post_send(c, IBV_WR_SEND, 6, 0, MSG, 0, 0, 0,
@@ -286,7 +286,7 @@ TEST_F(bad, lkey_of_another_context)
 				.lkey = mr->lkey };
 	ASSERT_EQ(0, vt_post_recv(&self->p.s, 6, 0, BUF_LEN));
 	ret = ibv_post_send(c->id->qp, &wr, &bad);
-	if (VT_STOCK) {
+	if (cm_verbs_are_uverbs()) {
 		/* rxe finds no such MR on the QP's PD: a local QP error */
 		ASSERT_EQ(0, ret);
 		ASSERT_EQ(1, vt_poll(c, &wc, 1, CM_TIMEOUT_MS));
@@ -412,7 +412,7 @@ TEST_F(bad, chain_stops_at_bad_request)
 	}
 	sge[1].lkey ^= 0x5a5a00;
 	ret = ibv_post_send(c->id->qp, wr, &bad);
-	if (VT_STOCK) {
+	if (cm_verbs_are_uverbs()) {
 		ASSERT_EQ(0, ret);
 		ASSERT_EQ(3, vt_poll(c, wc, 3, CM_TIMEOUT_MS));
 		EXPECT_EQ(IBV_WC_SUCCESS, wc[0].status);

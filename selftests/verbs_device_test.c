@@ -15,6 +15,8 @@
 #include "rdmachan_test.h"
 #include "kselftest_harness.h"
 
+RDMACHAN_TEST_KERNEL_OWNED
+
 #define SYSFS_IB "/sys/class/infiniband/"
 #define SYSFS_DEV SYSFS_IB RDMACHAN_TEST_DEVICE "/"
 

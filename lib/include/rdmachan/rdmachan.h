@@ -20,6 +20,25 @@ extern "C" {
  */
 int rdmachan_get_info(uint32_t *abi_version, uint64_t *features);
 
+/* Where this process's verbs objects live (README: "Two modes"). */
+enum rdmachan_mode {
+	/* the module's; each post and poll is an ioctl on /dev/rdmachan */
+	RDMACHAN_MODE_KERNEL = 1,
+	/* the system libibverbs' and its provider's; CM ids' QPs driven by
+	 * the module */
+	RDMACHAN_MODE_BYPASS = 2,
+};
+
+/**
+ * rdmachan_get_mode - the data-path mode of librdmachan in this process
+ *
+ * Chosen once, at the first call of the library that needs it: bypass
+ * when the loaded module offers it (RDMACHAN_FEATURE_USER_QP) and the
+ * system's libibverbs.so.1 loads, kernel-owned otherwise; the environment
+ * variable RDMACHAN_MODE=kernel or =bypass forces one.
+ */
+enum rdmachan_mode rdmachan_get_mode(void);
+
 #ifdef __cplusplus
 }
 #endif
