@@ -6,6 +6,8 @@
 #   make check      build, then run the whole test suite in the test VM
 #   make check-stock the rdma-core API tests against the stock rdma-core
 #                   stack in the test VM (validates the tests themselves)
+#   make check-pyverbs rdma-core's Python suite in bypass mode, each test
+#                   that passes on stock must pass on rdmachan
 #   make bench      build, then compare rdmachan with the stock CM stack in
 #                   the test VM
 #   make fuzz       the ioctl fuzzer for an hour in the debug-kernel VM
@@ -87,7 +89,7 @@ RUN := $(B)/bin/rdmachan-run
 MODE_TOOL := $(B)/bin/rdmachan-mode
 
 .PHONY: all module lib compat selftests selftests-stock setup demo check check-guest clean install \
-	checkpatch bench FORCE check-debug check-stock fuzz
+	checkpatch bench FORCE check-debug check-stock check-pyverbs fuzz
 
 all: module lib compat $(DEMO) $(BENCH) selftests $(FUZZ)
 
@@ -213,7 +215,7 @@ $(B)/selftests/%: selftests/%.c selftests/*.h $(LIB_SO) uapi/rdmachan.h
 # not reach the build tree's lib/: librdmachan is linked in.
 $(B)/selftests/qp_owner_intruder: selftests/qp_owner_intruder.c selftests/*.h $(LIB_A) uapi/rdmachan.h
 	@mkdir -p $(dir $@)
-	$(CC) $(SELFTEST_CFLAGS) -o $@ $< $(LIB_A) -lpthread
+	$(CC) $(SELFTEST_CFLAGS) -o $@ $< $(LIB_A) -lpthread -ldl
 
 # Bypass mode's module side: the system's libibverbs for the verbs, raw
 # ioctls for the CM; not librdmachan, whose ibv_* would take over.
@@ -259,6 +261,11 @@ check: setup
 check-stock: setup
 	$(MAKE) selftests-stock
 	vm/run --no-module --logdir $(B)/vm-stock -- selftests/run-in-guest --stock
+
+# rdma-core's Python suite (python3-pyverbs) in bypass mode against stock.
+check-pyverbs: setup
+	$(MAKE) KDIR=$(VM_KDIR) lib compat
+	vm/run --timeout 1800 --logdir $(B)/vm-pyverbs -- selftests/pyverbs-bypass
 
 # The suite under a KASAN/lockdep/kmemleak kernel, built once and cached.
 check-debug: setup

@@ -29,6 +29,7 @@ static const char *const rdmachan_counter_names[RDMACHAN_NR_COUNTERS] = {
 	[RDMACHAN_COUNT_ASYNC_FDS] = "async_fds",
 	[RDMACHAN_COUNT_ASYNC_EVENTS] = "async_events",
 	[RDMACHAN_COUNT_CQ_RINGS] = "cq_rings",
+	[RDMACHAN_COUNT_USER_QPS] = "user_qps",
 };
 
 static struct dentry *rdmachan_debugfs_dir;

@@ -278,9 +278,12 @@ struct rdmachan_cm_id {
 	/*
 	 * Bypass mode: a uverbs QP bound by number, and the uverbs file it
 	 * was made on, a reference (user_qp.c); under the same locks.
+	 * @user_qp is only compared, never followed: a QP that took over the
+	 * number after the bound one was destroyed is not the bound one.
 	 */
 	struct file *user_qp_file;
 	u32 user_qp_num;
+	const struct ib_qp *user_qp;
 	/* joins the CM may still report, each with a reference; under @lock */
 	struct list_head mcasts;
 };
@@ -425,6 +428,7 @@ enum rdmachan_counter {
 	RDMACHAN_COUNT_ASYNC_FDS,
 	RDMACHAN_COUNT_ASYNC_EVENTS,
 	RDMACHAN_COUNT_CQ_RINGS,
+	RDMACHAN_COUNT_USER_QPS,
 	RDMACHAN_NR_COUNTERS,
 };
 

@@ -28,12 +28,14 @@ bool rdmachan_user_qp_supported(void)
 }
 
 /*
- * QP @qpn of @cm_id's device, held, if it is a uverbs QP made on @ufile:
- * its PD is then one of that file's objects. Else an ERR_PTR: -ENOENT for
- * no such QP, -EACCES for someone else's. Undo with rdma_restrack_put().
+ * QP @qpn of @cm_id's device, held, if it is a uverbs QP made on @ufile
+ * (its PD is then one of that file's objects) and, when @bound is given,
+ * that very QP. Else an ERR_PTR: -ENOENT for no such QP, -EACCES for
+ * someone else's. Undo with rdma_restrack_put().
  */
 static struct ib_qp *rdmachan_user_qp_get(struct rdma_cm_id *cm_id,
-					  struct file *ufile, u32 qpn)
+					  struct file *ufile, u32 qpn,
+					  const struct ib_qp *bound)
 {
 	struct rdma_restrack_entry *res;
 	struct ib_qp *qp;
@@ -47,6 +49,10 @@ static struct ib_qp *rdmachan_user_qp_get(struct rdma_cm_id *cm_id,
 	    qp->pd->uobject->ufile != ufile->private_data) {
 		rdma_restrack_put(res);
 		return ERR_PTR(-EACCES);
+	}
+	if (bound && qp != bound) {
+		rdma_restrack_put(res);
+		return ERR_PTR(-ENOENT);
 	}
 	return qp;
 }
@@ -84,7 +90,7 @@ int rdmachan_user_qp_modify(struct rdmachan_cm_id *id, enum ib_qp_state state)
 	if (!id->user_qp_file)
 		return 0;
 	qp = rdmachan_user_qp_get(id->cm_id, id->user_qp_file,
-				  id->user_qp_num);
+				  id->user_qp_num, id->user_qp);
 	if (IS_ERR(qp))
 		return PTR_ERR(qp) == -EACCES ? -ENOENT : PTR_ERR(qp);
 	ret = rdmachan_user_qp_move(id->cm_id, qp, state);
@@ -108,7 +114,8 @@ int rdmachan_user_qp_ready(struct rdmachan_cm_id *id,
 
 	if (!id->user_qp_file)
 		return 0;
-	qp = rdmachan_user_qp_get(cm_id, id->user_qp_file, id->user_qp_num);
+	qp = rdmachan_user_qp_get(cm_id, id->user_qp_file, id->user_qp_num,
+				  id->user_qp);
 	if (IS_ERR(qp))
 		return -ENOENT;
 	ret = rdmachan_user_qp_move(cm_id, qp, IB_QPS_INIT);
@@ -167,7 +174,7 @@ static int rdmachan_user_qp_bind(struct rdmachan_cm_id *id, int fd, u32 qpn)
 	if (!ufile)
 		return -EBADF;
 	rdma_lock_handler(cm_id);
-	qp = rdmachan_user_qp_get(cm_id, ufile, qpn);
+	qp = rdmachan_user_qp_get(cm_id, ufile, qpn, NULL);
 	if (IS_ERR(qp)) {
 		ret = PTR_ERR(qp);
 		goto out;
@@ -180,12 +187,14 @@ static int rdmachan_user_qp_bind(struct rdmachan_cm_id *id, int fd, u32 qpn)
 		if (!ret)
 			ret = rdmachan_user_qp_move(cm_id, qp, IB_QPS_RTS);
 	}
-	rdma_restrack_put(&qp->res);
 	if (!ret) {
 		id->user_qp_file = ufile;
 		id->user_qp_num = qpn;
+		id->user_qp = qp;
 		ufile = NULL;
+		rdmachan_count_inc(RDMACHAN_COUNT_USER_QPS);
 	}
+	rdma_restrack_put(&qp->res);
 out:
 	rdma_unlock_handler(cm_id);
 	if (ufile)
@@ -231,8 +240,11 @@ struct file *rdmachan_user_qp_unbind(struct rdmachan_cm_id *id)
 {
 	struct file *ufile = id->user_qp_file;
 
+	if (ufile)
+		rdmachan_count_dec(RDMACHAN_COUNT_USER_QPS);
 	id->user_qp_file = NULL;
 	id->user_qp_num = 0;
+	id->user_qp = NULL;
 	return ufile;
 }
 

@@ -404,7 +404,7 @@ struct snap {
 static const char *const counter_names[] = {
 	"files", "devices", "contexts", "cm_ids", "cm_events",
 	"comp_channels", "pds", "mrs", "cqs", "qps", "srqs", "ahs", "mcasts",
-	"async_fds", "async_events", "cq_rings",
+	"async_fds", "async_events", "cq_rings", "user_qps",
 };
 #define CM_EVENTS 4	/* counter_names[] */
 

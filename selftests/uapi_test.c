@@ -236,7 +236,7 @@ static long live_objects(void)
 	static const char *const names[] = {
 		"contexts", "cm_ids", "cm_events", "comp_channels", "pds",
 		"mrs", "cqs", "qps", "srqs", "ahs", "mcasts", "async_fds",
-		"async_events", "cq_rings",
+		"async_events", "cq_rings", "user_qps",
 	};
 	long n = 0;
 	size_t i;

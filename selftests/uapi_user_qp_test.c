@@ -8,9 +8,10 @@
  * data path is the provider's: this program is linked with the stock
  * libibverbs, not librdmachan. Refusals: another uverbs file's QP, a
  * kernel QP, no QP, a destroyed QP, a file that is not uverbs, an id in
- * the wrong state.
+ * the wrong state. Races: the QP destroyed while the module drives it.
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -431,31 +432,165 @@ TEST_F(uqp, abi_sizes_and_pointers)
 }
 
 /* A bound QP destroyed behind the module's back: the accept fails. */
-TEST_F(uqp, destroyed_qp_fails_cleanly)
+/*
+ * The client's request, taken by the listener: self->server is its id,
+ * with the server's QP bound. 0, or the step's errno (-1: no request).
+ */
+static int request_to_bound_server(FIXTURE_DATA(uqp) *self)
 {
 	struct rdmachan_cm_event ev;
+	int ret;
 
-	ASSERT_EQ(0, raw_connect(self->fd, RDMACHAN_IOC_CONNECT, self->client,
-				 NULL));
-	ASSERT_EQ(0, raw_expect(self->fd, self->listen,
-				RDMA_CM_EVENT_CONNECT_REQUEST, &ev));
+	ret = raw_connect(self->fd, RDMACHAN_IOC_CONNECT, self->client, NULL);
+	if (ret)
+		return ret;
+	if (raw_expect(self->fd, self->listen, RDMA_CM_EVENT_CONNECT_REQUEST,
+		       &ev))
+		return -1;
 	self->server = ev.new_id_handle;
-	ASSERT_EQ(0, bind_qp(self->fd, self->server, self->ctx->cmd_fd,
-			     self->s.qp->qp_num, 0));
+	return bind_qp(self->fd, self->server, self->ctx->cmd_fd,
+		       self->s.qp->qp_num, 0);
+}
+
+static int reject_request(int fd, __u32 id)
+{
+	struct rdmachan_reject rej = { .size = sizeof(rej), .handle = id };
+
+	return ioctl(fd, RDMACHAN_IOC_REJECT, &rej) ? errno : 0;
+}
+
+TEST_F(uqp, destroyed_qp_fails_cleanly)
+{
+	ASSERT_EQ(0, request_to_bound_server(self));
 	ASSERT_EQ(0, ibv_destroy_qp(self->s.qp));
 	self->s.qp = NULL;
 	EXPECT_EQ(ENOENT, raw_connect(self->fd, RDMACHAN_IOC_ACCEPT,
 				      self->server, NULL));
 	/* the request is still unanswered: it can be rejected */
-	{
-		struct rdmachan_reject rej = {
-			.size = sizeof(rej), .handle = self->server,
-		};
-
-		EXPECT_EQ(0, ioctl(self->fd, RDMACHAN_IOC_REJECT, &rej));
-	}
+	EXPECT_EQ(0, reject_request(self->fd, self->server));
 	EXPECT_EQ(0, raw_expect(self->fd, self->client,
 				RDMA_CM_EVENT_REJECTED, NULL));
+}
+
+/* Each binding is counted in debugfs ("user_qps") until it ends. */
+TEST_F(uqp, bindings_are_counted)
+{
+	long before = rdmachan_counter("user_qps");
+	__u32 other = 0;
+
+	ASSERT_LE(0, before);
+	ASSERT_EQ(0, bind_qp(self->fd, self->client, self->ctx->cmd_fd,
+			     self->c.qp->qp_num, 0));
+	EXPECT_EQ(before + 1, rdmachan_counter("user_qps"));
+	ASSERT_EQ(0, bind_qp(self->fd, self->client, 0, 0,
+			     RDMACHAN_BIND_USER_QP_UNBIND));
+	EXPECT_EQ(before, rdmachan_counter("user_qps"));
+	/* a binding ends with its id */
+	ASSERT_EQ(0, raw_create_id(self->fd, RDMA_PS_TCP, 0, &other));
+	ASSERT_EQ(0, raw_resolve_addr(self->fd, other, self->port));
+	ASSERT_EQ(0, raw_expect(self->fd, other, RDMA_CM_EVENT_ADDR_RESOLVED,
+				NULL));
+	ASSERT_EQ(0, bind_qp(self->fd, other, self->ctx->cmd_fd,
+			     self->s.qp->qp_num, 0));
+	EXPECT_EQ(before + 1, rdmachan_counter("user_qps"));
+	ASSERT_EQ(0, raw_destroy(self->fd, other));
+	EXPECT_EQ(before, rdmachan_counter("user_qps"));
+}
+
+/* ibv_destroy_qp() of a QP, from another thread once both are ready. */
+struct qp_destroyer {
+	pthread_t thread;
+	pthread_barrier_t *start;
+	struct ibv_qp *qp;
+	int ret;
+};
+
+static void *destroy_qp_thread(void *arg)
+{
+	struct qp_destroyer *d = arg;
+
+	pthread_barrier_wait(d->start);
+	d->ret = ibv_destroy_qp(d->qp);
+	return NULL;
+}
+
+/*
+ * The next event of @id, acknowledged, if it is one of @a, @b, @c, @d
+ * within 10 s (other ids' events are taken and acknowledged on the way):
+ * its type, or -1.
+ */
+static int next_of(int fd, __u32 id, int a, int b, int c, int d)
+{
+	struct rdmachan_cm_event ev;
+	int i;
+
+	for (i = 0; i < 20; i++) {
+		if (raw_get_event(fd, &ev, 10000) ||
+		    raw_ack(fd, &ev.event_handle, 1))
+			return -1;
+		if (ev.id_handle != id)
+			continue;
+		if ((int)ev.event == a || (int)ev.event == b ||
+		    (int)ev.event == c || (int)ev.event == d)
+			return ev.event;
+		fprintf(stderr, "# event %u (status %d)\n", ev.event, ev.status);
+		return -1;
+	}
+	return -1;
+}
+
+/*
+ * A bound QP destroyed by the program while the module drives it: while
+ * ACCEPT readies the server's QP, then while DISCONNECT moves the
+ * client's to ERR. Each call ends in 0 or ENOENT (the module finds the QP
+ * gone, or the destroy waits for it), the connection ends in an event,
+ * and nothing is left behind (the runner's counters; the debug kernel).
+ */
+TEST_F(uqp, destroy_races_accept_and_disconnect)
+{
+	struct qp_destroyer d = { 0 };
+	pthread_barrier_t start;
+	int ret, got;
+
+	ASSERT_EQ(0, pthread_barrier_init(&start, NULL, 2));
+	d.start = &start;
+	ASSERT_EQ(0, bind_qp(self->fd, self->client, self->ctx->cmd_fd,
+			     self->c.qp->qp_num, 0));
+	ASSERT_EQ(0, request_to_bound_server(self));
+
+	d.qp = self->s.qp;
+	self->s.qp = NULL;
+	ASSERT_EQ(0, pthread_create(&d.thread, NULL, destroy_qp_thread, &d));
+	pthread_barrier_wait(&start);
+	ret = raw_connect(self->fd, RDMACHAN_IOC_ACCEPT, self->server, NULL);
+	ASSERT_EQ(0, pthread_join(d.thread, NULL));
+	EXPECT_EQ(0, d.ret);
+	EXPECT_TRUE(ret == 0 || ret == ENOENT) {
+		TH_LOG("ACCEPT: %s", strerror(ret));
+	}
+	if (ret)
+		EXPECT_EQ(0, reject_request(self->fd, self->server));
+	got = next_of(self->fd, self->client, RDMA_CM_EVENT_ESTABLISHED,
+		      RDMA_CM_EVENT_REJECTED, RDMA_CM_EVENT_CONNECT_ERROR,
+		      RDMA_CM_EVENT_UNREACHABLE);
+	ASSERT_LE(0, got);
+	if (got != RDMA_CM_EVENT_ESTABLISHED)
+		return;
+
+	d.qp = self->c.qp;
+	self->c.qp = NULL;
+	ASSERT_EQ(0, pthread_create(&d.thread, NULL, destroy_qp_thread, &d));
+	pthread_barrier_wait(&start);
+	ret = raw_id_cmd(self->fd, RDMACHAN_IOC_DISCONNECT, self->client, 0);
+	ASSERT_EQ(0, pthread_join(d.thread, NULL));
+	EXPECT_EQ(0, d.ret);
+	EXPECT_TRUE(ret == 0 || ret == ENOENT) {
+		TH_LOG("DISCONNECT: %s", strerror(ret));
+	}
+	EXPECT_LE(0, next_of(self->fd, self->server,
+			     RDMA_CM_EVENT_DISCONNECTED,
+			     RDMA_CM_EVENT_ESTABLISHED, -1, -1));
+	pthread_barrier_destroy(&start);
 }
 
 /* UD: bound straight to RTS with the port space's Q_Key. */
