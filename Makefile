@@ -249,7 +249,7 @@ demo: setup
 
 bench: setup
 	$(MAKE) all-vm $(BENCH)
-	vm/run --timeout 3600 --logdir $(B)/vm-bench -- bench/run
+	vm/run --timeout 5400 --logdir $(B)/vm-bench -- bench/run
 
 # selftests/check builds the module itself, to see every W=1 warning.
 check: setup

@@ -14,6 +14,14 @@
  * must still be a QP of the bound uverbs file, so a number that another
  * process's QP took over is never touched. Every transition runs under
  * the id's CM handler lock: rxe takes one modify of a QP at a time only.
+ *
+ * During a transition the QP's uobject is also held shared, as a uverbs
+ * command that uses the QP holds it: ib_destroy_qp_user() reads the QP's
+ * address-vector GID attributes before it waits for the tracker, so a
+ * move to RTR while it waits would leave it putting stale ones (a GID
+ * reference leaked or put twice). Held, a racing ibv_destroy_qp() gets
+ * EBUSY, as it does racing the process's own ibv_modify_qp(); a destroy
+ * under way keeps the uobject from being held, and the QP counts as gone.
  */
 #include <linux/file.h>
 #include <rdma/ib_cm.h>
@@ -28,10 +36,30 @@ bool rdmachan_user_qp_supported(void)
 }
 
 /*
+ * The uobject of a uverbs QP: ib_uqp_object begins with ib_uevent_object,
+ * which begins with ib_uobject (drivers/infiniband/core/uverbs.h).
+ */
+static struct ib_uobject *rdmachan_user_qp_uobject(struct ib_qp *qp)
+{
+	return (struct ib_uobject *)qp->uobject;
+}
+
+/*
+ * uverbs' shared lock of a uobject (uverbs_try_lock_object(), READ): a
+ * count above zero; -1 while a destroy holds it exclusively.
+ */
+static bool rdmachan_user_qp_hold_uobject(struct ib_qp *qp)
+{
+	return atomic_fetch_add_unless(&rdmachan_user_qp_uobject(qp)->usecnt,
+				       1, -1) != -1;
+}
+
+/*
  * QP @qpn of @cm_id's device, held, if it is a uverbs QP made on @ufile
  * (its PD is then one of that file's objects) and, when @bound is given,
  * that very QP. Else an ERR_PTR: -ENOENT for no such QP, -EACCES for
- * someone else's. Undo with rdma_restrack_put().
+ * someone else's, or for one being destroyed. Undo with
+ * rdmachan_user_qp_put().
  */
 static struct ib_qp *rdmachan_user_qp_get(struct rdma_cm_id *cm_id,
 					  struct file *ufile, u32 qpn,
@@ -50,11 +78,18 @@ static struct ib_qp *rdmachan_user_qp_get(struct rdma_cm_id *cm_id,
 		rdma_restrack_put(res);
 		return ERR_PTR(-EACCES);
 	}
-	if (bound && qp != bound) {
+	if ((bound && qp != bound) || !rdmachan_user_qp_hold_uobject(qp)) {
 		rdma_restrack_put(res);
 		return ERR_PTR(-ENOENT);
 	}
 	return qp;
+}
+
+/* Ends what rdmachan_user_qp_get() holds. */
+static void rdmachan_user_qp_put(struct ib_qp *qp)
+{
+	atomic_dec(&rdmachan_user_qp_uobject(qp)->usecnt);
+	rdma_restrack_put(&qp->res);
 }
 
 /* @qp to @state, with the CM's attributes for INIT, RTR and RTS. */
@@ -94,7 +129,7 @@ int rdmachan_user_qp_modify(struct rdmachan_cm_id *id, enum ib_qp_state state)
 	if (IS_ERR(qp))
 		return PTR_ERR(qp) == -EACCES ? -ENOENT : PTR_ERR(qp);
 	ret = rdmachan_user_qp_move(id->cm_id, qp, state);
-	rdma_restrack_put(&qp->res);
+	rdmachan_user_qp_put(qp);
 	return ret;
 }
 
@@ -135,7 +170,7 @@ int rdmachan_user_qp_ready(struct rdmachan_cm_id *id,
 		if (!ret)
 			ret = ib_modify_qp(qp, &attr, mask);
 	}
-	rdma_restrack_put(&qp->res);
+	rdmachan_user_qp_put(qp);
 	return ret;
 }
 
@@ -194,7 +229,7 @@ static int rdmachan_user_qp_bind(struct rdmachan_cm_id *id, int fd, u32 qpn)
 		ufile = NULL;
 		rdmachan_count_inc(RDMACHAN_COUNT_USER_QPS);
 	}
-	rdma_restrack_put(&qp->res);
+	rdmachan_user_qp_put(qp);
 out:
 	rdma_unlock_handler(cm_id);
 	if (ufile)
