@@ -1172,6 +1172,8 @@ struct rdmachan_update_cq_ring {
  * or unbound. The QP is looked up by number for every transition and is
  * only touched while it is still a QP of that file: after it was
  * destroyed, a transition fails with -ENOENT and an event's is skipped.
+ * During a transition the QP is held as a uverbs call on it holds it: the
+ * process's destroy of the QP then fails with -EBUSY.
  *
  * -EOPNOTSUPP without RDMACHAN_FEATURE_USER_QP; -EBADF for a bad
  * @uverbs_fd; -ENOENT when no QP of the id's device has @qp_num; -EACCES
