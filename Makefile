@@ -286,7 +286,7 @@ all-vm:
 
 checkpatch:
 	perl $(LINUX_SRC)/scripts/checkpatch.pl --no-tree --strict --terse \
-		-f kmod/*.c kmod/*.h uapi/*.h
+		-f kmod/*.c kmod/*.h kmod/compat/*.h kmod/compat/probes/*.c kmod/compat/private/*.h uapi/*.h
 
 install: all $(COMPAT)/rdmachan-run.install
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) modules_install
@@ -307,6 +307,6 @@ install: all $(COMPAT)/rdmachan-run.install
 	install -D -m 644 udev/90-rdmachan.rules $(DESTDIR)$(UDEV_RULES_DIR)/90-rdmachan.rules
 
 clean:
-	rm -rf $(B)
+	rm -rf $(B) kmod/compat/generated
 	rm -f rdmachan.ko rdmachan.mod rdmachan.mod.c rdmachan.mod.o rdmachan.o \
 		modules.order Module.symvers .*.cmd kmod/*.o kmod/.*.cmd

@@ -557,7 +557,6 @@ static const struct file_operations rdmachan_async_fops = {
 	.poll = rdmachan_async_poll,
 	.unlocked_ioctl = rdmachan_async_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
-	.llseek = no_llseek,
 };
 
 /* The context is destroyed: readers learn it, events go, none come. */

@@ -368,7 +368,7 @@ static int rdmachan_cm_deliver(struct rdmachan_file *file, void __user *dst,
 	uevent->user_context = READ_ONCE(id->user_context);
 	uevent->new_id_handle = entry->new_id ? entry->new_id->handle : 0;
 	/* The count goes out with the event: no event is read unknowingly. */
-	if (copy_to_user(dst, uevent, min(size, sizeof(*uevent))) ||
+	if (copy_to_user(dst, uevent, min_t(size_t, size, sizeof(*uevent))) ||
 	    (size > sizeof(*uevent) &&
 	     clear_user(dst + sizeof(*uevent), size - sizeof(*uevent))) ||
 	    put_user(new_count, count)) {

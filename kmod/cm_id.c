@@ -238,13 +238,13 @@ int rdmachan_cm_id_lock_fd(struct rdmachan_file *file, int fd, u32 handle,
 	int ret = 0;
 
 	f = fdget(fd);
-	if (!f.file)
+	if (!fd_file(f))
 		return -EBADF;
-	if (!rdmachan_is_rdmachan_file(f.file)) {
+	if (!rdmachan_is_rdmachan_file(fd_file(f))) {
 		ret = -EINVAL;
 		goto out;
 	}
-	id_file = f.file->private_data;
+	id_file = fd_file(f)->private_data;
 	if (id_file->owner != file->owner) {
 		ret = -EACCES;
 		goto out;
@@ -306,8 +306,8 @@ void rdmachan_cm_fill_route(struct rdma_cm_id *cm_id,
 	rdma_read_gids(cm_id, &sgid, &dgid);
 	memcpy(route->sgid, sgid.raw, sizeof(route->sgid));
 	memcpy(route->dgid, dgid.raw, sizeof(route->dgid));
-	paths = cm_id->route.path_rec ? cm_id->route.num_pri_alt_paths : 0;
-	paths = clamp(paths, 0, RDMACHAN_CM_MAX_PATHS);
+	paths = min_t(unsigned int, rdmachan_route_num_paths(&cm_id->route),
+		      RDMACHAN_CM_MAX_PATHS);
 	for (i = 0; i < paths; i++)
 		rdmachan_cm_fill_path(&cm_id->route.path_rec[i],
 				      &route->path[i]);
@@ -793,13 +793,13 @@ int rdmachan_cmd_migrate_id(struct rdmachan_call *call, void *arg)
 	if (cmd->__reserved)
 		return -EINVAL;
 	f = fdget(cmd->fd);
-	if (!f.file)
+	if (!fd_file(f))
 		return -EBADF;
-	if (!rdmachan_is_rdmachan_file(f.file)) {
+	if (!rdmachan_is_rdmachan_file(fd_file(f))) {
 		ret = -EINVAL;
 		goto out_fd;
 	}
-	old_file = f.file->private_data;
+	old_file = fd_file(f)->private_data;
 	if (old_file->owner != new_file->owner) {
 		ret = -EACCES;
 		goto out_fd;

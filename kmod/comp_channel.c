@@ -43,12 +43,12 @@ struct rdmachan_comp_channel *rdmachan_comp_channel_get(struct rdmachan_file *fi
 	struct rdmachan_comp_channel *ch;
 	struct fd f = fdget(fd);
 
-	if (!f.file)
+	if (!fd_file(f))
 		return ERR_PTR(-EBADF);
-	if (f.file->f_op != &rdmachan_comp_channel_fops) {
+	if (fd_file(f)->f_op != &rdmachan_comp_channel_fops) {
 		ch = ERR_PTR(-EINVAL);
 	} else {
-		ch = f.file->private_data;
+		ch = fd_file(f)->private_data;
 		if (ch->owner != file->owner)
 			ch = ERR_PTR(-EACCES);
 		else
@@ -214,7 +214,6 @@ static const struct file_operations rdmachan_comp_channel_fops = {
 	.poll = rdmachan_comp_channel_poll,
 	.unlocked_ioctl = rdmachan_comp_channel_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
-	.llseek = no_llseek,
 };
 
 /* Writes out_fd itself, before the descriptor is installed. */

@@ -330,7 +330,7 @@ int rdmachan_cq_ring_mmap(struct rdmachan_file *file,
 	if (!mem)
 		return -EINVAL;
 
-	vma->vm_flags &= ~(VM_MAYWRITE | VM_MAYEXEC);
+	vm_flags_clear(vma, VM_MAYWRITE | VM_MAYEXEC);
 	ret = remap_vmalloc_range(vma, mem->ring, 0);
 	if (ret) {
 		rdmachan_cq_ring_mem_put(mem);

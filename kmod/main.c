@@ -322,7 +322,6 @@ static const struct file_operations rdmachan_fops = {
 	.poll = rdmachan_poll,
 	.unlocked_ioctl = rdmachan_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
-	.llseek = no_llseek,
 };
 
 bool rdmachan_is_rdmachan_file(struct file *filp)

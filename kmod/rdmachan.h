@@ -17,6 +17,7 @@
 #include <rdma/rdma_cm.h>
 
 #include "../uapi/rdmachan.h"
+#include "compat/compat.h"
 
 /*
  * Verbs objects are torn down in this order when their device goes away

@@ -28,7 +28,7 @@
 
 #include "rdmachan.h"
 
-#ifdef RDMACHAN_HAVE_SAFE_QP_LOOKUP
+#ifdef RDMACHAN_HAVE_RESTRACK_BEGIN_DEL
 
 bool rdmachan_user_qp_supported(void)
 {
@@ -265,7 +265,7 @@ static int rdmachan_user_qp_bind(struct rdmachan_cm_id *id, int fd, u32 qpn)
 	return -EOPNOTSUPP;
 }
 
-#endif /* RDMACHAN_HAVE_SAFE_QP_LOOKUP */
+#endif /* RDMACHAN_HAVE_RESTRACK_BEGIN_DEL */
 
 /*
  * With the id's lock and CM handler lock held: the binding ends. The

@@ -314,9 +314,6 @@ int rdmachan_ah_attr_from_user(struct ib_device *ibdev,
 			       struct rdma_ah_attr *dst);
 int rdmachan_resolve_dmac(struct ib_device *ibdev, struct rdma_ah_attr *ah);
 
-/* Exported by ib_core, declared only in its private core_priv.h. */
-bool rdma_nl_get_privileged_qkey(void);
-
 /* QPs and CM ids */
 struct rdmachan_qp *rdmachan_cm_unbind_qp(struct rdmachan_cm_id *id,
 					  bool destroy);

@@ -534,7 +534,7 @@ static int rdmachan_qp_check_ports(struct ib_qp *ibqp,
 	    ((*mask & IB_QP_STATE) && a->qp_state > IB_QPS_ERR))
 		return -EINVAL;
 	if ((*mask & IB_QP_QKEY) && (a->qkey & IB_QP_SET_QKEY) &&
-	    !rdma_nl_get_privileged_qkey())
+	    !rdmachan_may_use_privileged_qkey(ibqp->device))
 		return -EPERM;
 	return 0;
 }

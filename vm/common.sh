@@ -30,3 +30,15 @@ install_packages() {
 	as_root env DEBIAN_FRONTEND=noninteractive \
 		apt-get install -y -qq --no-install-recommends $missing >/dev/null
 }
+
+# release_name NAME: the Debian codename of a release given by codename,
+# number or "unstable"; fails for anything else
+release_name() {
+	case $1 in
+	bullseye | 11 | debian11) echo bullseye ;;
+	bookworm | 12 | debian12) echo bookworm ;;
+	trixie | 13 | debian13) echo trixie ;;
+	sid | unstable) echo sid ;;
+	*) return 1 ;;
+	esac
+}
