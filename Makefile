@@ -36,7 +36,7 @@ B := build
 CC ?= gcc
 CFLAGS ?= -O2 -g
 USER_CFLAGS := $(CFLAGS) -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
-	-Iuapi -Ilib/include
+	-Iuapi -Ilib/include -I$(B)/rdma-core
 LIB_CFLAGS := $(USER_CFLAGS) -fPIC -fvisibility=hidden
 LIB_SRCS := $(wildcard lib/*.c)
 LIB_OBJS := $(LIB_SRCS:lib/%.c=$(B)/lib/obj/%.o)
@@ -103,7 +103,18 @@ module:
 
 lib: $(LIB_SO) $(LIB_A) $(B)/lib/pkgconfig/librdmachan.pc
 
-$(B)/lib/obj/%.o: lib/%.c lib/*.h uapi/rdmachan.h lib/include/rdmachan/rdmachan.h
+# What the system's rdma-core headers offer (lib/rdma_core_compat.h).
+RDMA_CORE_PROBES := $(B)/rdma-core/rdma_core_probes.h
+$(RDMA_CORE_PROBES): lib/probes/*.c $(wildcard /usr/include/infiniband/verbs.h)
+	@mkdir -p $(dir $@)
+	for p in lib/probes/*.c; do \
+		n=$$(basename $$p .c); \
+		if $(CC) $(USER_CFLAGS) -fsyntax-only $$p 2>/dev/null; \
+		then echo "#define RDMACHAN_HAVE_$$n 1"; \
+		else echo "/* RDMACHAN_HAVE_$$n: no */"; fi; \
+	done >$@.tmp && mv $@.tmp $@
+
+$(B)/lib/obj/%.o: lib/%.c lib/*.h uapi/rdmachan.h lib/include/rdmachan/rdmachan.h $(RDMA_CORE_PROBES)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -c -o $@ $<
 
@@ -127,11 +138,11 @@ compat: $(COMPAT_SO) $(COMPAT)/librdmacm.so.1 $(BYPASS_SO) $(RUN) $(MODE_TOOL)
 $(BYPASS)/compat.map $(BYPASS)/stubs.c &: compat/gen-compat $(COMPAT_SYMS)
 	compat/gen-compat $(COMPAT_SYMS) $(BYPASS) librdmacm
 
-$(BYPASS)/obj/stubs.o: $(BYPASS)/stubs.c
+$(BYPASS)/obj/stubs.o: $(BYPASS)/stubs.c $(RDMA_CORE_PROBES)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -fno-builtin -c -o $@ $<
 
-$(BYPASS)/obj/mode.o: lib/bypass/mode.c lib/*.h
+$(BYPASS)/obj/mode.o: lib/bypass/mode.c lib/*.h $(RDMA_CORE_PROBES)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -c -o $@ $<
 
@@ -144,11 +155,11 @@ $(BYPASS_SO): $(BYPASS_OBJS) $(BYPASS)/compat.map
 $(COMPAT)/compat.map $(COMPAT)/stubs.c &: compat/gen-compat $(COMPAT_SYMS)
 	compat/gen-compat $(COMPAT_SYMS) $(COMPAT)
 
-$(COMPAT)/obj/stubs.o: $(COMPAT)/stubs.c
+$(COMPAT)/obj/stubs.o: $(COMPAT)/stubs.c $(RDMA_CORE_PROBES)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -fno-builtin -c -o $@ $<
 
-$(COMPAT)/obj/%.o: compat/%.c
+$(COMPAT)/obj/%.o: compat/%.c lib/*.h $(RDMA_CORE_PROBES)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -c -o $@ $<
 
@@ -213,7 +224,7 @@ $(B)/selftests/both-modes: Makefile
 $(B)/selftests/%: selftests/%.c selftests/*.h $(LIB_SO) uapi/rdmachan.h
 	@test -r "$(LINUX_SRC)/tools/testing/selftests/kselftest_harness.h" || { echo "no kselftest_harness.h: run 'make setup'" >&2; exit 1; }
 	@mkdir -p $(dir $@)
-	$(CC) $(SELFTEST_CFLAGS) -o $@ $< $(LIB_LINK) -lpthread
+	$(CC) $(SELFTEST_CFLAGS) -o $@ $< $(LIB_LINK) -lpthread -ldl
 
 # Exec'd as the user nobody from a descriptor (cm_qp_owner_test), who may
 # not reach the build tree's lib/: librdmachan is linked in.

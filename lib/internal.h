@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "rdma_core_compat.h"
 #include "rdmachan.h"
 
 #define RDMACHAN_EXPORT __attribute__((visibility("default")))

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <infiniband/verbs.h>
+#include "rdma_core_compat.h"
 
 /* Whether this process's verbs are the system's (decided once). */
 bool lib_bypass(void);
@@ -91,12 +91,16 @@ int ibv_dofork_range(void *base, size_t size);
 	X(ibv_destroy_srq)						\
 	X(ibv_create_ah) X(ibv_destroy_ah) X(ibv_init_ah_from_wc)	\
 	X(ibv_create_ah_from_wc)					\
-	X(ibv_fork_init) X(ibv_is_fork_initialized)			\
-	X(ibv_dontfork_range) X(ibv_dofork_range)
+	X(ibv_fork_init) X(ibv_dontfork_range) X(ibv_dofork_range)
+
+/* Verbs some rdma-core releases lack: NULL when the system's has not. */
+#define SYSTEM_VERBS_OPTIONAL(X)					\
+	X(ibv_is_fork_initialized)
 
 #define SYSTEM_VERB_FIELD(fn) __typeof__(fn) *fn;
 struct system_verbs {
 	SYSTEM_VERBS(SYSTEM_VERB_FIELD)
+	SYSTEM_VERBS_OPTIONAL(SYSTEM_VERB_FIELD)
 };
 #undef SYSTEM_VERB_FIELD
 

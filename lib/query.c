@@ -119,7 +119,9 @@ int rdmachan_query_device_ex_op(struct ibv_context *context,
 	if (ret)
 		return ret;
 	ex.device_cap_flags_ex = caps;
+#ifdef RDMACHAN_HAVE_PHYS_PORT_CNT_EX
 	ex.phys_port_cnt_ex = ex.orig_attr.phys_port_cnt;
+#endif
 	memcpy(attr, &ex, attr_size < sizeof(ex) ? attr_size : sizeof(ex));
 	return 0;
 }

@@ -33,6 +33,10 @@ static void load_system_verbs(void)
 	} while (0);
 	SYSTEM_VERBS(LOAD_SYSTEM_VERB)
 #undef LOAD_SYSTEM_VERB
+#define LOAD_OPTIONAL_SYSTEM_VERB(fn)					\
+	loaded.fn = (__typeof__(loaded.fn))dlsym(lib, #fn);
+	SYSTEM_VERBS_OPTIONAL(LOAD_OPTIONAL_SYSTEM_VERB)
+#undef LOAD_OPTIONAL_SYSTEM_VERB
 	/* dlopen's reference is kept: the functions stay for the process */
 	loaded_ok = &loaded;
 	return;

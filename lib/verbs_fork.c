@@ -8,15 +8,29 @@
 #include "internal.h"
 #include "mode.h"
 
+/* In bypass mode, whether the system's ibv_fork_init() succeeded. */
+static bool system_fork_init_done;
+
 RDMACHAN_EXPORT int ibv_fork_init(void)
 {
-	RETURN_IF_BYPASS(ibv_fork_init);
+	if (lib_bypass()) {
+		int ret = system_verbs()->ibv_fork_init();
+
+		if (!ret)
+			system_fork_init_done = true;
+		return ret;
+	}
 	return 0;
 }
 
 RDMACHAN_EXPORT enum ibv_fork_status ibv_is_fork_initialized(void)
 {
-	RETURN_IF_BYPASS(ibv_is_fork_initialized);
+	if (lib_bypass()) {
+		if (system_verbs()->ibv_is_fork_initialized)
+			return system_verbs()->ibv_is_fork_initialized();
+		/* rdma-core before 35 cannot tell: what this process asked for */
+		return system_fork_init_done ? IBV_FORK_ENABLED : IBV_FORK_DISABLED;
+	}
 	return IBV_FORK_UNNEEDED;
 }
 

@@ -89,6 +89,19 @@ static struct {
 	} *totals;
 } fi;
 
+/* An errno's name: strerrorname_np() is glibc 2.32's, before it the number. */
+static const char *fail_nth_errname(int err)
+{
+#if __GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32)
+	return strerrorname_np(err);
+#else
+	static char name[24];
+
+	snprintf(name, sizeof(name), "errno %d", err);
+	return name;
+#endif
+}
+
 static int write_str(const char *path, const char *val)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -306,7 +319,7 @@ static void finding(struct __test_metadata *_metadata, struct ctx *c,
 		ksft_print_msg("FINDING %s, fault at injection point %u (%s%s), line %d:\n",
 			       c->ops->name, c->nth,
 			       c->err ? "the call failed with " : "absorbed",
-			       c->err ? strerrorname_np(c->err) : "", line);
+			       c->err ? fail_nth_errname(c->err) : "", line);
 	else
 		ksft_print_msg("FINDING %s, without a fault (after %u injection points), line %d:\n",
 			       c->ops->name, c->nth - 1, line);
@@ -540,7 +553,7 @@ static void sweep(struct __test_metadata *_metadata, struct ctx *c,
 			errs[i].err = err;
 			errs[i].count++;
 			CHECK(errno_ok(ops, err), "unexpected errno %s",
-			      strerrorname_np(err));
+			      fail_nth_errname(err));
 			snap_check(_metadata, c, &before);
 			if (ops->failed) {
 				ops->failed(_metadata, c);
@@ -562,7 +575,7 @@ static void sweep(struct __test_metadata *_metadata, struct ctx *c,
 	}
 	for (i = 0; i < ARRAY_SIZE(errs) && errs[i].err; i++)
 		len += snprintf(errnos + len, sizeof(errnos) - len, " %s x%u",
-				strerrorname_np(errs[i].err), errs[i].count);
+				fail_nth_errname(errs[i].err), errs[i].count);
 	ksft_print_msg("%-34s %3u points, %3u faults: %3u failed the call (%s), %3u absorbed\n",
 		       ops->name, deepest, points, failed,
 		       errnos[0] ? errnos + 1 : "", absorbed);
