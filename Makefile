@@ -4,6 +4,9 @@
 #   make demo       build, then list RDMA devices and make a connection in
 #                   the test VM
 #   make check      build, then run the whole test suite in the test VM
+#                   (Debian 12), and a smoke run on Debian 11 and 13;
+#                   KERNEL=bullseye|trixie|sid: the suite on that release
+#   make check-all  the whole suite on Debian 11, 12, 13 and unstable
 #   make check-stock the rdma-core API tests against the stock rdma-core
 #                   stack in the test VM (validates the tests themselves)
 #   make check-pyverbs rdma-core's Python suite in bypass mode, each test
@@ -92,10 +95,13 @@ BYPASS_LIBDIR ?= $(LIBDIR)/rdmachan/bypass
 RUN := $(B)/bin/rdmachan-run
 MODE_TOOL := $(B)/bin/rdmachan-mode
 
-.PHONY: all module lib compat selftests selftests-stock setup demo check check-guest clean install \
+.PHONY: all userland module lib compat selftests selftests-stock setup demo check check-all clean install \
 	checkpatch bench FORCE check-debug check-stock check-pyverbs fuzz
 
-all: module lib compat $(DEMO) $(BENCH) selftests $(FUZZ)
+all: module userland
+
+# Everything but the module: what a release's root builds (vm/release-tree).
+userland: lib compat $(DEMO) $(BENCH) selftests $(FUZZ)
 
 module:
 	@test -n "$(KDIR)" || { echo "no kernel build directory: run 'make setup' or set KDIR" >&2; exit 1; }
@@ -267,9 +273,23 @@ bench: setup
 	vm/run --timeout 5400 --logdir $(B)/vm-bench -- bench/run
 
 # selftests/check builds the module itself, to see every W=1 warning.
+# KERNEL=bullseye|trixie|sid (or 11, 13, unstable): the whole suite on that
+# Debian release's own kernel and userland instead (selftests/check-release).
 check: setup
-	$(MAKE) KDIR=$(VM_KDIR) lib compat $(DEMO) $(BENCH) selftests $(FUZZ)
+ifeq ($(filter-out bookworm 12 debian12,$(KERNEL)),)
+	$(MAKE) KDIR=$(VM_KDIR) userland
 	selftests/check
+else
+	selftests/check-release $(KERNEL)
+endif
+
+# The whole suite on Debian 12 (make check), then on 11, 13 and unstable.
+check-all: setup
+	$(MAKE) check
+	selftests/check-release bullseye
+	selftests/check-release trixie
+	vm/setup-release sid
+	selftests/check-release sid
 
 # The rdma-core API tests on the stock stack (rdma_ucm, ib_uverbs, rxe
 # provider), built against librdmacm/libibverbs: what rdmachan must match.

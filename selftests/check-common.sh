@@ -34,7 +34,8 @@ build_module() {
 # run_suite LOGDIR JOB [VM/RUN OPTION...]: JOB (selftests/run-in-guest or
 # a wrapper of it) in the test VM, its TAP on stdout and in
 # LOGDIR/selftests.log; adds the suite's counts, then checks the guest's
-# kernel log and that the VM finished.
+# kernel log and that the VM finished. With $suite_label set, each
+# result's name starts with it.
 run_suite() {
 	rs_logdir=$1
 	rs_job=$2
@@ -43,7 +44,8 @@ run_suite() {
 	{
 		vm/run --logdir "$rs_logdir" "$@" -- "$rs_job"
 		echo $? >"$rs_logdir/run-status"
-	} | tee "$rs_logdir/selftests.log"
+	} | sed "s/^\(\(not \)\{0,1\}ok [0-9]* \)/\1${suite_label:+$suite_label: }/" |
+		tee "$rs_logdir/selftests.log"
 	rs_rc=$(cat "$rs_logdir/run-status")
 	rs_summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$rs_logdir/selftests.log" | tail -n 1)
 	if [ -n "$rs_summary" ]; then
@@ -55,9 +57,9 @@ run_suite() {
 		fail=$((fail + 1))
 	fi
 	grep -q 'kernel_log=clean' "$rs_logdir/verdict" 2>/dev/null
-	result $? "guest kernel log has no oops, BUG, WARN, hung task or lockdep report"
+	result $? "${suite_label:+$suite_label: }guest kernel log has no oops, BUG, WARN, hung task or lockdep report"
 	[ "$rs_rc" -eq 0 ] || [ "$rs_rc" -eq 1 ] || [ "$rs_rc" -eq 125 ]
-	result $? "test VM ran to the end (vm/run exit $rs_rc)"
+	result $? "${suite_label:+$suite_label: }test VM ran to the end (vm/run exit $rs_rc)"
 }
 
 # build_debug_module LOG: the module, with W=1, against the cached debug
