@@ -338,6 +338,7 @@ install: all $(COMPAT)/rdmachan-run.install
 	install -D -m 644 udev/90-rdmachan.rules $(DESTDIR)$(UDEV_RULES_DIR)/90-rdmachan.rules
 
 clean:
+	for w in $(wildcard $(B)/release-*); do vm/release-tree --umount $$w; done
 	rm -rf $(B) kmod/compat/generated
 	rm -f rdmachan.ko rdmachan.mod rdmachan.mod.c rdmachan.mod.o rdmachan.o \
 		modules.order Module.symvers .*.cmd kmod/*.o kmod/.*.cmd
