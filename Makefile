@@ -95,13 +95,19 @@ BYPASS_LIBDIR ?= $(LIBDIR)/rdmachan/bypass
 RUN := $(B)/bin/rdmachan-run
 MODE_TOOL := $(B)/bin/rdmachan-mode
 
-.PHONY: all userland module lib compat selftests selftests-stock setup demo check check-all clean install \
+.PHONY: all userland kselftest-install module lib compat selftests selftests-stock setup demo check check-all clean install \
 	checkpatch bench FORCE check-debug check-stock check-pyverbs fuzz
 
 all: module userland
 
 # Everything but the module: what a release's root builds (vm/release-tree).
-userland: lib compat $(DEMO) $(BENCH) selftests $(FUZZ)
+userland: lib compat $(DEMO) $(BENCH) selftests $(FUZZ) kselftest-install
+
+# The tests as the kernel's selftest framework installs them
+# (selftests/Makefile), for selftests/kselftest_install_test.sh.
+kselftest-install: lib
+	rm -rf $(B)/kselftest-install
+	$(MAKE) -C selftests install INSTALL_PATH=$(CURDIR)/$(B)/kselftest-install
 
 module:
 	@test -n "$(KDIR)" || { echo "no kernel build directory: run 'make setup' or set KDIR" >&2; exit 1; }
