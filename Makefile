@@ -73,7 +73,11 @@ FUZZ := $(B)/bin/rdmachan-fuzz
 # the whole library under rdma-core's version nodes (README: "Unmodified
 # rdma-core programs").
 COMPAT := $(B)/compat
-COMPAT_SYMS := compat/rdma-core-44.syms
+# Every rdma-core release's symbols (33: Debian 11, 44: 12, 56: 13, 65:
+# unstable), merged with this system's own as the default versions.
+RELEASE_SYMS := compat/rdma-core-33.syms compat/rdma-core-44.syms \
+	compat/rdma-core-56.syms compat/rdma-core-65.syms
+COMPAT_SYMS := $(B)/compat/rdma-core.syms
 COMPAT_SRCS := $(wildcard compat/*.c)
 COMPAT_OBJS := $(COMPAT_SRCS:compat/%.c=$(COMPAT)/obj/%.o) $(COMPAT)/obj/stubs.o
 COMPAT_LIB_OBJS := $(filter-out $(B)/lib/obj/mode.o,$(LIB_OBJS))
@@ -162,6 +166,12 @@ $(BYPASS_SO): $(BYPASS_OBJS) $(BYPASS)/compat.map
 	$(CC) -shared -Wl,-soname,librdmacm.so.1 \
 		-Wl,--version-script=$(BYPASS)/compat.map -Wl,--no-undefined \
 		-o $@ $(BYPASS_OBJS) -libverbs -lpthread -ldl
+
+$(COMPAT_SYMS): compat/extract-symbols compat/merge-symbols $(RELEASE_SYMS)
+	@mkdir -p $(dir $@)
+	compat/extract-symbols >$@.native
+	compat/merge-symbols $@.native $(RELEASE_SYMS) >$@.tmp
+	mv $@.tmp $@
 
 # One run writes both files (a grouped target, so make -j runs it once).
 $(COMPAT)/compat.map $(COMPAT)/stubs.c &: compat/gen-compat $(COMPAT_SYMS)

@@ -75,6 +75,12 @@ static int ring_poll(struct ring *ring, struct rdmachan_wc *wc, int max)
 	return n;
 }
 
+/* How many completions the ring holds that were not read yet. */
+static __u32 ring_unread(struct ring *ring)
+{
+	return __atomic_load_n(&ring->r->producer, __ATOMIC_ACQUIRE) - ring->consumer;
+}
+
 /* Polls until @n completions arrived or about 5 s passed. */
 static int ring_poll_n(struct ring *ring, struct rdmachan_wc *wc, int n)
 {
@@ -400,6 +406,15 @@ TEST_F(rc, completions_of_a_destroyed_qp)
 		ASSERT_EQ(0, raw_post_recv1(self->fd, self->qp[1], i,
 					    self->buf, 64, self->mr.lkey));
 	ASSERT_EQ(0, raw_modify_qp(self->fd, self->qp[1], IBV_QP_STATE, &a));
+	/*
+	 * The driver flushes after the state change, in its own time, and a
+	 * destroy need not complete what is not flushed yet (nor does a
+	 * uverbs QP's): the flushes are in the ring, unread, before the QP
+	 * goes.
+	 */
+	for (i = 0; i < 5000 && ring_unread(&self->ring) < 3; i++)
+		usleep(1000);
+	ASSERT_EQ(3, ring_unread(&self->ring));
 	ASSERT_EQ(0, raw_destroy(self->fd, self->qp[1]));
 	ASSERT_EQ(3, ring_poll_n(&self->ring, wc, 3));
 	for (i = 0; i < 3; i++) {
