@@ -11,6 +11,18 @@
 #include "internal.h"
 #include "mode.h"
 
+/*
+ * What a query fills in: the caller's struct, as long as the caller says it
+ * is; a caller built against newer headers than librdmachan gets the part
+ * librdmachan does not know cleared, as libibverbs does.
+ */
+static void copy_attr(void *dst, size_t dst_len, const void *src, size_t src_len)
+{
+	memcpy(dst, src, dst_len < src_len ? dst_len : src_len);
+	if (dst_len > src_len)
+		memset((char *)dst + src_len, 0, dst_len - src_len);
+}
+
 /* ibv_query_device(), and the 64 capability bits it has no room for. */
 static int rdmachan_query_device_caps(struct ibv_context *context,
 				      struct ibv_device_attr *attr,
@@ -122,7 +134,7 @@ int rdmachan_query_device_ex_op(struct ibv_context *context,
 #ifdef RDMACHAN_HAVE_PHYS_PORT_CNT_EX
 	ex.phys_port_cnt_ex = ex.orig_attr.phys_port_cnt;
 #endif
-	memcpy(attr, &ex, attr_size < sizeof(ex) ? attr_size : sizeof(ex));
+	copy_attr(attr, attr_size, &ex, sizeof(ex));
 	return 0;
 }
 
@@ -164,8 +176,10 @@ int rdmachan_query_port_op(struct ibv_context *context, uint8_t port_num,
 		     IBV_QPF_GRH_REQUIRED : 0;
 	attr.port_cap_flags2 = cmd.out_port_cap_flags2;
 
-	memcpy(port_attr, &attr,
-	       attr_len < sizeof(attr) ? attr_len : sizeof(attr));
+#ifdef RDMACHAN_HAVE_PORT_ATTR_ACTIVE_SPEED_EX
+	attr.active_speed_ex = attr.active_speed;
+#endif
+	copy_attr(port_attr, attr_len, &attr, sizeof(attr));
 	return 0;
 }
 

@@ -979,6 +979,39 @@ TEST_F(api, query_device_ex)
 	EXPECT_EQ(EINVAL, ibv_query_device_ex(self->ctx, &input, &ex));
 }
 
+/*
+ * A caller built against newer rdma-core headers passes a larger struct to
+ * the query ops: what the library does not know of it comes back cleared,
+ * as libibverbs clears it, never as the caller left it.
+ */
+TEST_F(api, queries_clear_the_tail_of_a_larger_struct)
+{
+	struct verbs_context *vctx = verbs_get_ctx(self->ctx);
+	struct {
+		struct ibv_port_attr attr;
+		unsigned char newer[64];
+	} port;
+	struct {
+		struct ibv_device_attr_ex attr;
+		unsigned char newer[64];
+	} dev;
+	struct ibv_port_attr plain;
+	unsigned int i;
+
+	ASSERT_NE(NULL, vctx);
+	ASSERT_EQ(0, ibv_query_port(self->ctx, 1, &plain));
+	memset(&port, 0xa5, sizeof(port));
+	ASSERT_EQ(0, vctx->query_port(self->ctx, 1, &port.attr, sizeof(port)));
+	EXPECT_EQ(plain.state, port.attr.state);
+	EXPECT_EQ(plain.gid_tbl_len, port.attr.gid_tbl_len);
+	for (i = 0; i < sizeof(port.newer); i++)
+		ASSERT_EQ(0, port.newer[i]);
+	memset(&dev, 0xa5, sizeof(dev));
+	ASSERT_EQ(0, vctx->query_device_ex(self->ctx, NULL, &dev.attr, sizeof(dev)));
+	for (i = 0; i < sizeof(dev.newer); i++)
+		ASSERT_EQ(0, dev.newer[i]);
+}
+
 TEST(wc_status_strings)
 {
 	EXPECT_STREQ("success", ibv_wc_status_str(IBV_WC_SUCCESS));
