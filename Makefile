@@ -293,7 +293,7 @@ bench: setup
 # Debian release's own kernel and userland instead (selftests/check-release).
 check: setup
 ifeq ($(filter-out bookworm 12 debian12,$(KERNEL)),)
-	$(MAKE) KDIR=$(VM_KDIR) userland
+	$(MAKE) -j2 KDIR=$(VM_KDIR) userland
 	selftests/check
 else
 	selftests/check-release $(KERNEL)
