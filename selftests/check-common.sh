@@ -31,6 +31,16 @@ build_module() {
 	[ $bm_rc -eq 0 ] && [ "$bm_warnings" -eq 0 ]
 }
 
+# add_counts LOG: adds LOG's closing "N passed, N failed" to the counts;
+# fails when LOG has no such line
+add_counts() {
+	ac_summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$1" | tail -n 1)
+	[ -n "$ac_summary" ] || return 1
+	pass=$((pass + ${ac_summary%% passed*}))
+	ac_failed=${ac_summary#* passed, }
+	fail=$((fail + ${ac_failed%% failed}))
+}
+
 # run_suite LOGDIR JOB [VM/RUN OPTION...]: JOB (selftests/run-in-guest or
 # a wrapper of it) in the test VM, its TAP on stdout and in
 # LOGDIR/selftests.log; adds the suite's counts, then checks the guest's
@@ -47,12 +57,7 @@ run_suite() {
 	} | sed "s/^\(\(not \)\{0,1\}ok [0-9]* \)/\1${suite_label:+$suite_label: }/" |
 		tee "$rs_logdir/selftests.log"
 	rs_rc=$(cat "$rs_logdir/run-status")
-	rs_summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$rs_logdir/selftests.log" | tail -n 1)
-	if [ -n "$rs_summary" ]; then
-		pass=$((pass + ${rs_summary%% passed*}))
-		rs_f=${rs_summary#* passed, }
-		fail=$((fail + ${rs_f%% failed}))
-	else
+	if ! add_counts "$rs_logdir/selftests.log"; then
 		echo "# the guest did not finish the suite (vm/run exit $rs_rc)"
 		fail=$((fail + 1))
 	fi

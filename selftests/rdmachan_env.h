@@ -11,6 +11,7 @@
 #ifndef RDMACHAN_ENV_H
 #define RDMACHAN_ENV_H
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,11 +30,14 @@ static void rdmachan_env_skip(const char *why)
 	exit(4);
 }
 
-static int rdmachan_env_run(const char *fmt, const char *a, const char *b)
+static int __attribute__((format(printf, 1, 2))) rdmachan_env_run(const char *fmt, ...)
 {
 	char cmd[512];
+	va_list ap;
 
-	snprintf(cmd, sizeof(cmd), fmt, a, b);
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
 	return system(cmd);
 }
 
@@ -49,7 +53,7 @@ static void __attribute__((constructor)) rdmachan_env_setup(void)
 	if (getenv("RDMACHAN_ENV_READY"))
 		return;
 	if (access("/dev/rdmachan", F_OK) &&
-	    rdmachan_env_run("modprobe rdmachan 2>/dev/null%s%s", "", ""))
+	    rdmachan_env_run("modprobe rdmachan 2>/dev/null"))
 		rdmachan_env_skip("rdmachan.ko is not loaded and modprobe cannot load it");
 	snprintf(path, sizeof(path), "/sys/class/net/%s", netdev);
 	if (access(path, F_OK) &&
@@ -67,7 +71,7 @@ static void __attribute__((constructor)) rdmachan_env_setup(void)
 	}
 	if (!f) {
 		if (rdmachan_env_run("modprobe rdma_rxe 2>/dev/null; modprobe rdma_ucm 2>/dev/null; "
-				     "rdma link add rxe0 type rxe netdev %s%s", netdev, ""))
+				     "rdma link add rxe0 type rxe netdev %s", netdev))
 			rdmachan_env_skip("cannot add rxe0 on the tests' netdev (CONFIG_RDMA_RXE)");
 	} else if (strcmp(on, netdev)) {
 		rdmachan_env_skip("rxe0 is on another netdev: set RDMACHAN_NETDEV and RDMACHAN_ADDR to it");
