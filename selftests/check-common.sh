@@ -56,15 +56,54 @@ run_suite() {
 		echo $? >"$rs_logdir/run-status"
 	} | sed "s/^\(\(not \)\{0,1\}ok [0-9]* \)/\1${suite_label:+$suite_label: }/" |
 		tee "$rs_logdir/selftests.log"
-	rs_rc=$(cat "$rs_logdir/run-status")
-	if ! add_counts "$rs_logdir/selftests.log"; then
-		echo "# the guest did not finish the suite (vm/run exit $rs_rc)"
+	suite_results "$rs_logdir" "$suite_label"
+}
+
+# run_suite_shards LOGDIR N JOB [VM/RUN OPTION...]: as run_suite, with the
+# programs dealt over N test VMs side by side (JOB --shard I/N, logs in
+# LOGDIR/shard-I): most programs wait on the CM, rxe or a timer rather than
+# compute, so one guest leaves the host's cores mostly idle. The shards'
+# TAP is printed once all have ended, one after the other.
+run_suite_shards() {
+	rss_logdir=$1
+	rss_n=$2
+	rss_job=$3
+	shift 3
+	rss_i=1
+	while [ "$rss_i" -le "$rss_n" ]; do
+		rss_dir=$rss_logdir/shard-$rss_i
+		mkdir -p "$rss_dir"
+		{
+			vm/run --logdir "$rss_dir" "$@" -- "$rss_job" --shard "$rss_i/$rss_n" \
+				>"$rss_dir/selftests.raw" 2>&1
+			echo $? >"$rss_dir/run-status"
+		} &
+		eval "rss_pid_$rss_i=\$!"
+		rss_i=$((rss_i + 1))
+	done
+	rss_i=1
+	while [ "$rss_i" -le "$rss_n" ]; do
+		rss_dir=$rss_logdir/shard-$rss_i
+		eval "wait \$rss_pid_$rss_i"
+		sed "s/^\(\(not \)\{0,1\}ok [0-9]* \)/\1shard $rss_i\/$rss_n: /" "$rss_dir/selftests.raw" |
+			tee "$rss_dir/selftests.log"
+		suite_results "$rss_dir" "shard $rss_i/$rss_n"
+		rss_i=$((rss_i + 1))
+	done
+}
+
+# suite_results LOGDIR LABEL: counts a finished suite run in LOGDIR and
+# checks its guest's kernel log and exit.
+suite_results() {
+	sr_rc=$(cat "$1/run-status")
+	if ! add_counts "$1/selftests.log"; then
+		echo "# the guest did not finish the suite (vm/run exit $sr_rc)"
 		fail=$((fail + 1))
 	fi
-	grep -q 'kernel_log=clean' "$rs_logdir/verdict" 2>/dev/null
-	result $? "${suite_label:+$suite_label: }guest kernel log has no oops, BUG, WARN, hung task or lockdep report"
-	[ "$rs_rc" -eq 0 ] || [ "$rs_rc" -eq 1 ] || [ "$rs_rc" -eq 125 ]
-	result $? "${suite_label:+$suite_label: }test VM ran to the end (vm/run exit $rs_rc)"
+	grep -q 'kernel_log=clean' "$1/verdict" 2>/dev/null
+	result $? "${2:+$2: }guest kernel log has no oops, BUG, WARN, hung task or lockdep report"
+	[ "$sr_rc" -eq 0 ] || [ "$sr_rc" -eq 1 ] || [ "$sr_rc" -eq 125 ]
+	result $? "${2:+$2: }test VM ran to the end (vm/run exit $sr_rc)"
 }
 
 # build_debug_module LOG: the module, with W=1, against the cached debug
