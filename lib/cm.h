@@ -151,6 +151,10 @@ void cm_channel_set_dying(struct cm_channel *chan, struct cm_id *id,
 			  bool dying);
 void cm_channel_migration_begin(struct cm_channel *chan);
 void cm_channel_migration_end(struct cm_channel *chan);
+/* rdmachan_get_cm_events() takes at most this many per call */
+#define CM_MAX_EVENTS_PER_CALL 256
+int cm_get_events(struct cm_channel *chan, struct cm_event *ack,
+		  struct rdma_cm_event **events, unsigned int max);
 int cm_get_event(struct cm_channel *chan, struct cm_event *ack,
 		 struct rdma_cm_event **event);
 int cm_ack_event(struct cm_event *evt);

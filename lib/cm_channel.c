@@ -547,43 +547,52 @@ static int cm_lock_reader(struct cm_channel *chan, bool *block)
 }
 
 /*
- * Read one event from @chan and translate it. @ack, an event of @chan or
- * NULL, is acknowledged by the same call and freed in any case.
+ * Reads up to @max events from @chan into @events, translated, waiting
+ * for the first as rdma_get_cm_event() does: the number read, or -1 with
+ * errno. @ack, an event of @chan or NULL, is acknowledged by the same call
+ * and freed in any case. Events are allocated before the kernel hands any
+ * out, so none taken from it can be lost to a failed allocation.
  */
-int cm_get_event(struct cm_channel *chan, struct cm_event *ack,
-		 struct rdma_cm_event **event)
+int cm_get_events(struct cm_channel *chan, struct cm_event *ack,
+		  struct rdma_cm_event **events, unsigned int max)
 {
 	struct rdmachan_get_events cmd;
-	struct rdmachan_cm_event kev;
+	struct rdmachan_cm_event one_kev, *kevs = &one_kev;
 	uint32_t acks[CM_MAX_PENDING_ACKS + 1];
-	struct cm_event *evt;
-	unsigned int num_acks;
+	struct cm_event *one_evt, **evts = &one_evt;
+	unsigned int num_acks, num = 0, i, used;
 	bool block;
-	int ret, err;
+	int ret = -1, err;
 
-	evt = malloc(sizeof(*evt));
-	if (!evt) {
-		if (ack)
-			cm_ack_event(ack);
-		return cm_err(ENOMEM);
+	if (max > CM_MAX_EVENTS_PER_CALL)
+		max = CM_MAX_EVENTS_PER_CALL;
+	if (max > 1) {
+		kevs = calloc(max, sizeof(*kevs));
+		evts = calloc(max, sizeof(*evts));
+	}
+	for (i = 0; kevs && evts && i < max; i++) {
+		evts[i] = malloc(sizeof(**evts));
+		if (!evts[i])
+			break;
+	}
+	if (!kevs || !evts || i < max) {
+		err = ENOMEM;
+		goto out_free;
 	}
 
 	if (cm_lock_reader(chan, &block)) {
 		err = errno;
-		if (ack)
-			cm_ack_event(ack);
-		free(evt);
-		return cm_err(err);
+		goto out_free;
 	}
 	for (;;) {
 		memset(&cmd, 0, sizeof(cmd));
-		memset(&kev, 0, sizeof(kev));
+		memset(kevs, 0, max * sizeof(*kevs));
 		cmd.size = sizeof(cmd);
 		if (!block)
 			cmd.flags = RDMACHAN_GET_EVENTS_NONBLOCK;
-		cmd.events = (uintptr_t)&kev;
-		cmd.event_size = sizeof(kev);
-		cmd.max_events = 1;
+		cmd.events = (uintptr_t)kevs;
+		cmd.event_size = sizeof(*kevs);
+		cmd.max_events = max;
 		pthread_mutex_lock(&chan->lock);
 		num_acks = cm_take_pending_acks(chan, acks);
 		pthread_mutex_unlock(&chan->lock);
@@ -611,30 +620,48 @@ int cm_get_event(struct cm_channel *chan, struct cm_event *ack,
 			pthread_mutex_unlock(&chan->get_lock);
 			if (cm_lock_reader(chan, &block)) {
 				err = errno;
-				free(evt);
-				return cm_err(err);
+				goto out_free;
 			}
 			continue;
 		}
 		if (ret)
 			break;
-		if (cmd.out_num_events != 1) {
+		if (!cmd.out_num_events || cmd.out_num_events > max) {
 			ret = cm_err(EAGAIN);
 			break;
 		}
-		if (!cm_translate(chan, &kev, evt))
+		/* in order: a connect request's id is known to its later events */
+		for (i = 0; i < cmd.out_num_events; i++)
+			if (!cm_translate(chan, &kevs[i], evts[num]))
+				num++;
+		if (num)
 			break;
 	}
 	pthread_mutex_unlock(&chan->get_lock);
+	err = errno;
+	for (i = 0; i < num; i++)
+		events[i] = &evts[i]->event;
+	ret = ret ? -1 : (int)num;
 
-	if (ret) {
-		err = errno;
-		free(evt);
-		errno = err;
-		return -1;
+out_free:
+	if (ack)
+		cm_ack_event(ack);
+	used = ret > 0 ? num : 0;
+	for (i = used; evts && i < max; i++)
+		free(evts[i]);
+	if (max > 1) {
+		free(kevs);
+		free(evts);
 	}
-	*event = &evt->event;
-	return 0;
+	if (ret < 0)
+		return cm_err(err);
+	return ret;
+}
+
+int cm_get_event(struct cm_channel *chan, struct cm_event *ack,
+		 struct rdma_cm_event **event)
+{
+	return cm_get_events(chan, ack, event, 1) == 1 ? 0 : -1;
 }
 
 RDMACHAN_EXPORT struct rdma_event_channel *rdma_create_event_channel(void)
@@ -663,4 +690,33 @@ RDMACHAN_EXPORT int rdma_ack_cm_event(struct rdma_cm_event *event)
 	if (!event)
 		return cm_err(EINVAL);
 	return cm_ack_event(to_cm_event(event));
+}
+
+RDMACHAN_EXPORT int rdmachan_get_cm_events(struct rdma_event_channel *channel,
+					   struct rdma_cm_event **events, int max)
+{
+	if (!channel || !events || max <= 0)
+		return cm_err(EINVAL);
+	return cm_get_events(to_cm_chan(channel), NULL, events, max);
+}
+
+RDMACHAN_EXPORT int rdmachan_ack_cm_events(struct rdma_cm_event **events, int num)
+{
+	int i, ret = 0, err = 0;
+
+	if (!events || num < 0)
+		return cm_err(EINVAL);
+	for (i = 0; i < num; i++)
+		if (!events[i])
+			return cm_err(EINVAL);
+	/* each deferred to the channel's next read, as rdma_ack_cm_event */
+	for (i = 0; i < num; i++) {
+		if (cm_ack_event(to_cm_event(events[i])) && !err) {
+			err = errno;
+			ret = -1;
+		}
+	}
+	if (ret)
+		errno = err;
+	return ret;
 }

@@ -11,6 +11,9 @@
 extern "C" {
 #endif
 
+struct rdma_event_channel;
+struct rdma_cm_event;
+
 /**
  * rdmachan_get_info - ABI version and feature bits of the loaded module
  * @abi_version: set to the module's RDMACHAN_ABI_VERSION
@@ -38,6 +41,34 @@ enum rdmachan_mode {
  * variable RDMACHAN_MODE=kernel or =bypass forces one.
  */
 enum rdmachan_mode rdmachan_get_mode(void);
+
+/**
+ * rdmachan_get_cm_events - take up to @max CM events from @channel at once
+ * @channel: an event channel of librdmachan
+ * @events: where the events go, in the order they were queued
+ * @max: at most this many, 1 or more
+ *
+ * As rdma_get_cm_event(), for several events in one kernel call: waits
+ * for the first unless the channel is non-blocking, then takes as many as
+ * are queued, up to @max. Each event must be acknowledged
+ * (rdma_ack_cm_event() or rdmachan_ack_cm_events()).
+ *
+ * Returns the number of events stored, or -1 with errno set.
+ */
+int rdmachan_get_cm_events(struct rdma_event_channel *channel,
+			   struct rdma_cm_event **events, int max);
+
+/**
+ * rdmachan_ack_cm_events - acknowledge and free @num CM events
+ * @events: events from rdma_get_cm_event() or rdmachan_get_cm_events()
+ * @num: how many, 0 or more
+ *
+ * As rdma_ack_cm_event() on each: the acknowledgements reach the kernel
+ * together, with their channel's next read or with a destroy that waits
+ * for them. Returns 0, or -1 with errno set; with a NULL among @events,
+ * EINVAL and none is acknowledged.
+ */
+int rdmachan_ack_cm_events(struct rdma_cm_event **events, int num);
 
 #ifdef __cplusplus
 }
