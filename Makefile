@@ -16,7 +16,10 @@
 #   make fuzz       the ioctl fuzzer for an hour in the debug-kernel VM
 #                   (FUZZ_SECONDS, FUZZ_ARGS)
 #   make setup      install build/VM packages, unpack the guest kernel
-#   make install    install the module and the library (PREFIX, DESTDIR)
+#   make install    install the module and the library (PREFIX, DESTDIR);
+#                   install-module, install-userland: one of the two
+#   make check-man  render the man pages with every warning an error
+#   make deb        the Debian packages, in build/deb/ (lintian-clean)
 #   make clean      remove everything the build made
 #
 # KDIR defaults to the running kernel's build directory when it exists,
@@ -32,13 +35,15 @@ PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 UDEV_RULES_DIR ?= /etc/udev/rules.d
+MANDIR ?= $(PREFIX)/share/man
+MAN_PAGES := $(wildcard man/*.[0-9])
 VERSION := 0.1.0
 SOVERSION := 1
 
 B := build
 CC ?= gcc
 CFLAGS ?= -O2 -g
-USER_CFLAGS := $(CFLAGS) -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
+USER_CFLAGS := $(CPPFLAGS) $(CFLAGS) -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
 	-Iuapi -Ilib/include -I$(B)/rdma-core
 LIB_CFLAGS := $(USER_CFLAGS) -fPIC -fvisibility=hidden
 LIB_SRCS := $(wildcard lib/*.c)
@@ -100,6 +105,7 @@ RUN := $(B)/bin/rdmachan-run
 MODE_TOOL := $(B)/bin/rdmachan-mode
 
 .PHONY: all userland kselftest-install module lib compat selftests selftests-stock setup demo check check-all clean install \
+	install-module install-userland check-man deb \
 	checkpatch bench FORCE check-debug check-stock check-pyverbs fuzz
 
 all: module userland
@@ -135,7 +141,7 @@ $(B)/lib/obj/%.o: lib/%.c lib/*.h uapi/rdmachan.h lib/include/rdmachan/rdmachan.
 	$(CC) $(LIB_CFLAGS) -c -o $@ $<
 
 $(LIB_SO): $(LIB_OBJS) lib/librdmachan.map
-	$(CC) -shared -Wl,-soname,librdmachan.so.$(SOVERSION) \
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,librdmachan.so.$(SOVERSION) \
 		-Wl,--version-script=lib/librdmachan.map -Wl,--no-undefined \
 		-o $@ $(LIB_OBJS) -lpthread -ldl
 	ln -sf librdmachan.so.$(SOVERSION) $(B)/lib/librdmachan.so
@@ -163,7 +169,7 @@ $(BYPASS)/obj/mode.o: lib/bypass/mode.c lib/*.h $(RDMA_CORE_PROBES)
 	$(CC) $(LIB_CFLAGS) -c -o $@ $<
 
 $(BYPASS_SO): $(BYPASS_OBJS) $(BYPASS)/compat.map
-	$(CC) -shared -Wl,-soname,librdmacm.so.1 \
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,librdmacm.so.1 \
 		-Wl,--version-script=$(BYPASS)/compat.map -Wl,--no-undefined \
 		-o $@ $(BYPASS_OBJS) -libverbs -lpthread -ldl
 
@@ -186,7 +192,7 @@ $(COMPAT)/obj/%.o: compat/%.c lib/*.h $(RDMA_CORE_PROBES)
 	$(CC) $(LIB_CFLAGS) -c -o $@ $<
 
 $(COMPAT_SO): $(COMPAT_LIB_OBJS) $(COMPAT_OBJS) $(COMPAT)/compat.map
-	$(CC) -shared -Wl,-soname,libibverbs.so.1 \
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,libibverbs.so.1 \
 		-Wl,--version-script=$(COMPAT)/compat.map -Wl,--no-undefined \
 		-o $@ $(COMPAT_LIB_OBJS) $(COMPAT_OBJS) -lpthread -ldl
 
@@ -211,7 +217,7 @@ $(COMPAT)/rdmachan-run.install: compat/rdmachan-run.in Makefile
 # librdmachan linked in, so that it runs from wherever it is installed.
 $(MODE_TOOL): tools/rdmachan-mode.c $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) -o $@ $< $(LIB_A) -lpthread -ldl
+	$(CC) $(USER_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) -lpthread -ldl
 
 $(B)/bin/rdmachan-%: demo/%.c $(LIB_SO)
 	@mkdir -p $(dir $@)
@@ -335,26 +341,56 @@ checkpatch:
 	perl $(LINUX_SRC)/scripts/checkpatch.pl --no-tree --strict --terse \
 		-f kmod/*.c kmod/*.h kmod/compat/*.h kmod/compat/probes/*.c kmod/compat/private/*.h uapi/*.h
 
-install: all $(COMPAT)/rdmachan-run.install
+# install-module: the module, as modules_install does; install-userland:
+# everything else (the Debian packages' build uses only that, DKMS builds
+# the module).
+install: install-module install-userland
+
+install-module: module
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) modules_install
+
+install-userland: lib compat $(COMPAT)/rdmachan-run.install
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/rdmachan
-	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
+	install -m 644 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
 	ln -sf librdmachan.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/librdmachan.so
 	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
 	install -m 644 $(B)/lib/pkgconfig/librdmachan.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
 	install -m 644 lib/include/rdmachan/rdmachan.h $(DESTDIR)$(INCLUDEDIR)/rdmachan/
 	install -m 644 uapi/rdmachan.h $(DESTDIR)$(INCLUDEDIR)/rdmachan/uapi.h
 	install -d $(DESTDIR)$(COMPAT_LIBDIR) $(DESTDIR)$(PREFIX)/bin
-	install -m 755 $(COMPAT_SO) $(DESTDIR)$(COMPAT_LIBDIR)/
+	install -m 644 $(COMPAT_SO) $(DESTDIR)$(COMPAT_LIBDIR)/
 	ln -sf libibverbs.so.1 $(DESTDIR)$(COMPAT_LIBDIR)/librdmacm.so.1
 	install -d $(DESTDIR)$(BYPASS_LIBDIR)
-	install -m 755 $(BYPASS_SO) $(DESTDIR)$(BYPASS_LIBDIR)/
+	install -m 644 $(BYPASS_SO) $(DESTDIR)$(BYPASS_LIBDIR)/
 	install -m 755 $(MODE_TOOL) $(DESTDIR)$(COMPAT_LIBDIR)/
 	install -m 755 $(COMPAT)/rdmachan-run.install $(DESTDIR)$(PREFIX)/bin/rdmachan-run
 	install -D -m 644 udev/90-rdmachan.rules $(DESTDIR)$(UDEV_RULES_DIR)/90-rdmachan.rules
+	for page in $(MAN_PAGES); do \
+		sec=$${page##*.}; \
+		install -D -m 644 $$page $(DESTDIR)$(MANDIR)/man$$sec/$$(basename $$page); \
+	done
+
+# The Debian packages (debian/), built from a copy of the tracked sources
+# in build/deb/, where the .deb files land.
+DEB_SRC := $(B)/deb/rdmachan-$(VERSION)
+deb:
+	rm -rf $(B)/deb
+	mkdir -p $(DEB_SRC)
+	if [ -d .git ]; then git ls-files -z | xargs -0 cp --parents -t $(DEB_SRC); \
+	else tar -c --exclude=./build --exclude='*.o' --exclude='*.ko' . | tar -x -C $(DEB_SRC); fi
+	cd $(DEB_SRC) && dpkg-buildpackage -us -uc -b >../build.log 2>&1 || { tail -n 30 ../build.log; exit 1; }
+	lintian --fail-on error,warning $(B)/deb/*.changes
+
+# Each page rendered as man(1) would, with every groff warning an error.
+check-man:
+	for page in $(MAN_PAGES); do \
+		out=$$(LC_ALL=C.UTF-8 MANWIDTH=80 groff -man -ww -z -Tutf8 $$page 2>&1; \
+			mandoc -T lint -W warning $$page 2>&1); \
+		[ -z "$$out" ] || { echo "$$page:"; echo "$$out"; exit 1; }; \
+	done
 
 clean:
-	for w in $(wildcard $(B)/release-*); do vm/release-tree --umount $$w; done
+	for w in $(wildcard $(B)/release-* $(B)/package-*); do vm/release-tree --umount $$w; done
 	rm -rf $(B) kmod/compat/generated
 	rm -f rdmachan.ko rdmachan.mod rdmachan.mod.c rdmachan.mod.o rdmachan.o \
 		modules.order Module.symvers .*.cmd kmod/*.o kmod/.*.cmd
