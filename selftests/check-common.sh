@@ -59,36 +59,42 @@ run_suite() {
 	suite_results "$rs_logdir" "$suite_label"
 }
 
-# run_suite_shards LOGDIR N JOB [VM/RUN OPTION...]: as run_suite, with the
-# programs dealt over N test VMs side by side (JOB --shard I/N, logs in
-# LOGDIR/shard-I): most programs wait on the CM, rxe or a timer rather than
-# compute, so one guest leaves the host's cores mostly idle. The shards'
-# TAP is printed once all have ended, one after the other.
-run_suite_shards() {
-	rss_logdir=$1
-	rss_n=$2
-	rss_job=$3
+# start_suite_shards LOGDIR N JOB [VM/RUN OPTION...]: as run_suite, with
+# the programs dealt over N test VMs side by side (JOB --shard I/N, logs in
+# LOGDIR/shard-I), started in the background: most programs wait on the
+# CM, rxe or a timer rather than compute, so one guest leaves the host's
+# cores partly idle. finish_suite_shards LOGDIR N waits for them and
+# prints and counts each shard's TAP, one after the other.
+start_suite_shards() {
+	ss_logdir=$1
+	ss_n=$2
+	ss_job=$3
 	shift 3
-	rss_i=1
-	while [ "$rss_i" -le "$rss_n" ]; do
-		rss_dir=$rss_logdir/shard-$rss_i
-		mkdir -p "$rss_dir"
+	ss_i=1
+	while [ "$ss_i" -le "$ss_n" ]; do
+		ss_dir=$ss_logdir/shard-$ss_i
+		mkdir -p "$ss_dir"
+		rm -f "$ss_dir/run-status"
 		{
-			vm/run --logdir "$rss_dir" "$@" -- "$rss_job" --shard "$rss_i/$rss_n" \
-				>"$rss_dir/selftests.raw" 2>&1
-			echo $? >"$rss_dir/run-status"
+			vm/run --logdir "$ss_dir" "$@" -- "$ss_job" --shard "$ss_i/$ss_n" \
+				>"$ss_dir/selftests.raw" 2>&1
+			echo $? >"$ss_dir/run-status"
 		} &
-		eval "rss_pid_$rss_i=\$!"
-		rss_i=$((rss_i + 1))
+		ss_i=$((ss_i + 1))
 	done
-	rss_i=1
-	while [ "$rss_i" -le "$rss_n" ]; do
-		rss_dir=$rss_logdir/shard-$rss_i
-		eval "wait \$rss_pid_$rss_i"
-		sed "s/^\(\(not \)\{0,1\}ok [0-9]* \)/\1shard $rss_i\/$rss_n: /" "$rss_dir/selftests.raw" |
-			tee "$rss_dir/selftests.log"
-		suite_results "$rss_dir" "shard $rss_i/$rss_n"
-		rss_i=$((rss_i + 1))
+}
+
+finish_suite_shards() {
+	fs_i=1
+	while [ "$fs_i" -le "$2" ]; do
+		fs_dir=$1/shard-$fs_i
+		while [ ! -s "$fs_dir/run-status" ]; do
+			sleep 2
+		done
+		sed "s/^\(\(not \)\{0,1\}ok [0-9]* \)/\1shard $fs_i\/$2: /" "$fs_dir/selftests.raw" |
+			tee "$fs_dir/selftests.log"
+		suite_results "$fs_dir" "shard $fs_i/$2"
+		fs_i=$((fs_i + 1))
 	done
 }
 
