@@ -75,8 +75,8 @@ BENCH := $(B)/bench/cm_bench-rdmachan $(B)/bench/cm_bench-stock \
 FUZZ := $(B)/bin/rdmachan-fuzz
 # Drop-in librdmacm.so.1/libibverbs.so.1 for unmodified rdma-core programs:
 # one object (libibverbs.so.1, with librdmacm.so.1 a symlink to it) holding
-# the whole library under rdma-core's version nodes (README: "Unmodified
-# rdma-core programs").
+# the whole library under rdma-core's version nodes
+# (docs/compatibility.md: "How the drop-in libraries are made").
 COMPAT := $(B)/compat
 # Every rdma-core release's symbols (33: Debian 11, 44: 12, 56: 13, 65:
 # unstable), merged with this system's own as the default versions.

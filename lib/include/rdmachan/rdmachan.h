@@ -23,7 +23,7 @@ struct rdma_cm_event;
  */
 int rdmachan_get_info(uint32_t *abi_version, uint64_t *features);
 
-/* Where this process's verbs objects live (README: "Two modes"). */
+/* Where this process's verbs objects live (docs/design.md: "Two modes"). */
 enum rdmachan_mode {
 	/* the module's; each post and poll is an ioctl on /dev/rdmachan */
 	RDMACHAN_MODE_KERNEL = 1,
