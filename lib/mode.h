@@ -95,7 +95,8 @@ int ibv_dofork_range(void *base, size_t size);
 
 /* Verbs some rdma-core releases lack: NULL when the system's has not. */
 #define SYSTEM_VERBS_OPTIONAL(X)					\
-	X(ibv_is_fork_initialized)
+	X(ibv_is_fork_initialized)					\
+	X(ibv_alloc_buf) X(ibv_free_buf) X(ibv_reg_buf_mr)
 
 #define SYSTEM_VERB_FIELD(fn) __typeof__(fn) *fn;
 struct system_verbs {

@@ -23,4 +23,13 @@ enum ibv_fork_status {
 enum ibv_fork_status ibv_is_fork_initialized(void);
 #endif
 
+#ifndef RDMACHAN_HAVE_IBV_ALLOC_BUF
+struct ibv_buf;
+
+void *ibv_alloc_buf(struct ibv_pd *pd, size_t size, struct ibv_buf **buf);
+void ibv_free_buf(struct ibv_buf *buf);
+struct ibv_mr *ibv_reg_buf_mr(struct ibv_pd *pd, struct ibv_buf *buf,
+			      void *addr, size_t length, int access);
+#endif
+
 #endif /* RDMACHAN_RDMA_CORE_COMPAT_H */

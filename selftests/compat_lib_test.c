@@ -157,6 +157,65 @@ static int open_first(struct ibv_context **ctx, struct ibv_device ***list)
  * valid GID entries than the provided value of max_entries ..., the call
  * will fail".
  */
+/*
+ * rdma-core 59's buffer calls (65's pingpong programs use them): page
+ * aligned memory of the process, registered only within itself and only
+ * with its own PD. The rdma-core this test is built against may be older,
+ * so they are looked up by their version, as a newer program binds them.
+ */
+TEST(alloc_buf_registers_inside_its_buffer)
+{
+	__typeof__(ibv_alloc_buf) *alloc_buf = dlvsym(RTLD_DEFAULT, "ibv_alloc_buf", "IBVERBS_1.17");
+	__typeof__(ibv_reg_buf_mr) *reg_buf_mr = dlvsym(RTLD_DEFAULT, "ibv_reg_buf_mr", "IBVERBS_1.17");
+	__typeof__(ibv_free_buf) *free_buf = dlvsym(RTLD_DEFAULT, "ibv_free_buf", "IBVERBS_1.17");
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	struct ibv_mr *whole, *half;
+	struct ibv_device **list;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd, *other;
+	struct ibv_buf *buf;
+	char *p;
+
+	ASSERT_NE(NULL, alloc_buf);
+	ASSERT_NE(NULL, reg_buf_mr);
+	ASSERT_NE(NULL, free_buf);
+	ASSERT_EQ(0, open_first(&ctx, &list));
+	pd = ibv_alloc_pd(ctx);
+	other = ibv_alloc_pd(ctx);
+	ASSERT_NE(NULL, pd);
+	ASSERT_NE(NULL, other);
+	p = alloc_buf(pd, 2 * page, &buf);
+	ASSERT_NE(NULL, p);
+	EXPECT_EQ(0, (uintptr_t)p % page);
+	memset(p, 0xa5, 2 * page);
+	whole = reg_buf_mr(pd, buf, p, 2 * page, IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, whole);
+	EXPECT_EQ(p, whole->addr);
+	EXPECT_EQ(2 * page, whole->length);
+	half = reg_buf_mr(pd, buf, p + page, page, IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, half);
+	EXPECT_EQ(p + page, half->addr);
+	errno = 0;
+	EXPECT_EQ(NULL, reg_buf_mr(pd, buf, p + page, page + 1, IBV_ACCESS_LOCAL_WRITE));
+	EXPECT_EQ(EINVAL, errno);
+	errno = 0;
+	EXPECT_EQ(NULL, reg_buf_mr(pd, buf, p - 1, 1, IBV_ACCESS_LOCAL_WRITE));
+	EXPECT_EQ(EINVAL, errno);
+	errno = 0;
+	EXPECT_EQ(NULL, reg_buf_mr(other, buf, p, page, IBV_ACCESS_LOCAL_WRITE));
+	EXPECT_EQ(EINVAL, errno);
+	errno = 0;
+	EXPECT_EQ(NULL, alloc_buf(pd, 0, &buf));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(0, ibv_dereg_mr(half));
+	EXPECT_EQ(0, ibv_dereg_mr(whole));
+	free_buf(buf);
+	EXPECT_EQ(0, ibv_dealloc_pd(other));
+	EXPECT_EQ(0, ibv_dealloc_pd(pd));
+	ibv_close_device(ctx);
+	ibv_free_device_list(list);
+}
+
 TEST(gid_queries_keep_their_conventions)
 {
 	struct ibv_gid_entry e, table[64];
