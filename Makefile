@@ -103,6 +103,7 @@ BYPASS_SO := $(BYPASS)/librdmacm.so.1
 BYPASS_LIBDIR ?= $(LIBDIR)/rdmachan/bypass
 RUN := $(B)/bin/rdmachan-run
 MODE_TOOL := $(B)/bin/rdmachan-mode
+STAT_TOOL := $(B)/bin/rdmachan-stat
 
 .PHONY: all userland kselftest-install module lib compat selftests selftests-stock setup demo check check-all clean install \
 	install-module install-userland check-man deb \
@@ -111,7 +112,7 @@ MODE_TOOL := $(B)/bin/rdmachan-mode
 all: module userland
 
 # Everything but the module: what a release's root builds (vm/release-tree).
-userland: lib compat $(DEMO) $(BENCH) selftests $(FUZZ) kselftest-install
+userland: lib compat $(STAT_TOOL) $(DEMO) $(BENCH) selftests $(FUZZ) kselftest-install
 
 # The tests as the kernel's selftest framework installs them
 # (selftests/Makefile), for selftests/kselftest_install_test.sh.
@@ -219,6 +220,11 @@ $(MODE_TOOL): tools/rdmachan-mode.c $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) -lpthread -ldl
 
+# Reads /proc only: no library.
+$(STAT_TOOL): tools/rdmachan-stat.c
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) $(LDFLAGS) -o $@ $<
+
 $(B)/bin/rdmachan-%: demo/%.c $(LIB_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -o $@ $< $(LIB_LINK)
@@ -257,6 +263,11 @@ $(B)/selftests/%: selftests/%.c selftests/*.h $(LIB_SO) uapi/rdmachan.h
 # Exec'd as the user nobody from a descriptor (cm_qp_owner_test), who may
 # not reach the build tree's lib/: librdmachan is linked in.
 $(B)/selftests/qp_owner_intruder: selftests/qp_owner_intruder.c selftests/*.h $(LIB_A) uapi/rdmachan.h
+	@mkdir -p $(dir $@)
+	$(CC) $(SELFTEST_CFLAGS) -o $@ $< $(LIB_A) -lpthread -ldl
+
+# Run as nobody by stat_test.sh from a copy outside the build tree.
+$(B)/selftests/stat_holder: selftests/stat_holder.c selftests/*.h $(LIB_A) uapi/rdmachan.h
 	@mkdir -p $(dir $@)
 	$(CC) $(SELFTEST_CFLAGS) -o $@ $< $(LIB_A) -lpthread -ldl
 
@@ -349,7 +360,7 @@ install: install-module install-userland
 install-module: module
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) modules_install
 
-install-userland: lib compat $(COMPAT)/rdmachan-run.install
+install-userland: lib compat $(STAT_TOOL) $(COMPAT)/rdmachan-run.install
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/rdmachan
 	install -m 644 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
 	ln -sf librdmachan.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/librdmachan.so
@@ -364,6 +375,7 @@ install-userland: lib compat $(COMPAT)/rdmachan-run.install
 	install -m 644 $(BYPASS_SO) $(DESTDIR)$(BYPASS_LIBDIR)/
 	install -m 755 $(MODE_TOOL) $(DESTDIR)$(COMPAT_LIBDIR)/
 	install -m 755 $(COMPAT)/rdmachan-run.install $(DESTDIR)$(PREFIX)/bin/rdmachan-run
+	install -m 755 $(STAT_TOOL) $(DESTDIR)$(PREFIX)/bin/rdmachan-stat
 	install -D -m 644 udev/90-rdmachan.rules $(DESTDIR)$(UDEV_RULES_DIR)/90-rdmachan.rules
 	for page in $(MAN_PAGES); do \
 		sec=$${page##*.}; \

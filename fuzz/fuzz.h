@@ -75,7 +75,7 @@ typedef uint64_t u64;
 /* Commands, in the order of enum rdmachan_ioctl_nr. */
 #define NCMD_CM		(RDMACHAN_CMD_MIGRATE_ID + 1)
 /* The commands the module knows: the fuzzer makes all of them. */
-#define NCMD_ABI	(RDMACHAN_CMD_BIND_USER_QP + 1)
+#define NCMD_ABI	(RDMACHAN_CMD_QUERY_ASYNC_EVENTS + 1)
 #define NCMD		NCMD_ABI
 #define STAT_UNKNOWN	NCMD		/* calls of unknown commands */
 #define STAT_CHILD	(NCMD + 1)	/* calls made by forked children */
@@ -538,6 +538,8 @@ struct call {
 		struct rdmachan_ack_async_event ack_async_event;
 		struct rdmachan_update_cq_ring update_cq_ring;
 		struct rdmachan_bind_user_qp bind_user_qp;
+		struct rdmachan_query_events query_events;
+		struct rdmachan_query_async_events query_async_events;
 	} a;
 	u32 ksize;		/* sizeof the struct */
 	u32 usize;		/* what the size field says */

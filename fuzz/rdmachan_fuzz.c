@@ -186,6 +186,9 @@ const struct cmd_info cmds[NCMD] = {
 	CMD_NR(ACK_ASYNC_EVENT, rdmachan_ack_async_event, false, HK_ANY),
 	CMD_NR(UPDATE_CQ_RING, rdmachan_update_cq_ring, false, HK_CQ),
 	CMD(BIND_USER_QP, rdmachan_bind_user_qp, false, __reserved, HK_ID),
+	CMD(QUERY_EVENTS, rdmachan_query_events, true, __reserved, HK_NONE),
+	CMD(QUERY_ASYNC_EVENTS, rdmachan_query_async_events, true, __reserved,
+	    HK_ANY),
 };
 
 
@@ -2404,6 +2407,51 @@ static void act_bind_user_qp(struct thr *t)
 	unpin(f);
 }
 
+/*
+ * Introspection of a file's CM events, of one id or all: it changes
+ * nothing, so only its errors and its counts are checked.
+ */
+static void act_query_events(struct thr *t)
+{
+	const u32 ssize = sizeof(struct rdmachan_event_state);
+	struct rdmachan_query_events *a;
+	struct mfile *f;
+	struct mobj *o = NULL;
+	struct call c;
+	u32 max;
+	int fi;
+
+	if (chance(t, 50))
+		o = pick_id(t, &fi, 0);
+	if (!o)
+		fi = pick_file(t);
+	if (fi < 0)
+		return;
+	f = &t->w->files[fi];
+	call_init(&c, RDMACHAN_CMD_QUERY_EVENTS, fi, f->gen, pick_fd(t, f));
+	a = &c.a.query_events;
+	a->id_handle = o ? o->handle : chance(t, 50) ? 0 : rnd(t, 64);
+	max = chance(t, 95) ? rnd(t, 9) : RDMACHAN_MAX_EVENT_STATES + rnd(t, 4);
+	a->max_states = max;
+	a->state_size = chance(t, 90) ? ssize : rnd(t, 2 * ssize);
+	/* right-aligned: writing past max_states runs into the guard page */
+	if (max <= RDMACHAN_MAX_EVENT_STATES && a->state_size &&
+	    (u64)max * a->state_size <= ARENA_LEN)
+		a->states = (uintptr_t)(t->bufmap + ARENA_LEN -
+					max * a->state_size);
+	if (chance(t, 5))
+		a->states = chance(t, 50) ? 8 : (uintptr_t)t->ro_view;
+	c.handle_unsure = true;
+	c.ok = ES(0, ENOENT, EINVAL, EFAULT);
+	pin(f);
+	inject(t, &c, f);
+	do_call(t, &c, 0, 0);
+	if (!c.ret && c.readback && c.a.query_events.out_num_states > max)
+		fail(t, "%s: %u states for at most %u", c.desc,
+		     c.a.query_events.out_num_states, max);
+	unpin(f);
+}
+
 static void act_init_qp_attr(struct thr *t)
 {
 	struct mfile *f;
@@ -3475,8 +3523,10 @@ static void step(struct thr *t)
 		act_id_cmd(t, RDMACHAN_CMD_NOTIFY);
 	else if (r < 690)
 		act_set_option(t);
-	else if (r < 695)
+	else if (r < 693)
 		act_bind_user_qp(t);
+	else if (r < 695)
+		act_query_events(t);
 	else if (r < 710)
 		act_init_qp_attr(t);
 	else if (r < 765)

@@ -2139,6 +2139,37 @@ static void act_vdestroy(struct thr *t)
 	unpin(f);
 }
 
+/*
+ * What a QP's, CQ's or SRQ's events wait for; any other object's handle
+ * is ENOENT. Read-only: only the errors are checked.
+ */
+static void act_query_async_events(struct thr *t)
+{
+	static const int kinds[] = { V_QP, V_CQ, V_SRQ, V_PD, V_MR };
+	int kind = kinds[rnd(t, ARRAY_SIZE(kinds))];
+	struct vobj *o;
+	struct mfile *f;
+	struct call c;
+	int fi = pick_vfile(t, &f);
+
+	if (fi < 0)
+		return;
+	o = vobj_pick(t, f, kind, false);
+	if (!o)
+		return;
+	call_init(&c, RDMACHAN_CMD_QUERY_ASYNC_EVENTS, fi, f->gen,
+		  pick_fd(t, f));
+	c.a.query_async_events.handle = o->handle;
+	/* a racing destroy may have taken the handle */
+	c.ok = kind == V_PD || kind == V_MR ? ES(ENOENT) : ES(0, ENOENT);
+	name(&c, o);
+	pin(f);
+	inject(t, &c, f);
+	do_call(t, &c, 0, 0);
+	unname(f, &c);
+	unpin(f);
+}
+
 /* ---- the step ---- */
 
 void verbs_step(struct thr *t)
@@ -2156,6 +2187,8 @@ void verbs_step(struct thr *t)
 			act_get_async(t);
 		else if (r < 80)
 			act_ack_async(t);
+		else if (r < 90)
+			act_query_async_events(t);
 		else
 			act_read_ring(t);
 		return;

@@ -355,7 +355,8 @@ int rdmachan_async_obj_wait(struct rdmachan_async_obj *ao, const char *what)
 {
 	if (!ao->queue)
 		return 0;
-	return rdmachan_wait_acks(&ao->ack_wait, &ao->unacked, what,
+	return rdmachan_wait_acks(&ao->ack_wait, &ao->unacked,
+				  &ao->destroy_waiting, what,
 				  ao->v->handle,
 				  rdmachan_async_describe_unacked, ao);
 }
@@ -374,6 +375,31 @@ struct rdmachan_async_obj *rdmachan_async_obj_of(struct rdmachan_object *obj)
 	}
 }
 
+/* What the object's events wait for: RDMACHAN_IOC_QUERY_ASYNC_EVENTS. */
+void rdmachan_async_obj_query(struct rdmachan_async_obj *ao,
+			      struct rdmachan_query_async_events *out)
+{
+	struct rdmachan_async_queue *q = READ_ONCE(ao->queue);
+	struct rdmachan_async_event *ev;
+	u32 type;
+
+	if (READ_ONCE(ao->destroy_waiting))
+		out->out_flags |= RDMACHAN_ASYNC_STATE_DESTROY_WAITING;
+	if (!q)
+		return;
+	spin_lock_irq(&q->lock);
+	list_for_each_entry(ev, &q->events, list)
+		if (ev->ao == ao)
+			out->out_queued++;
+	out->out_unacked = ao->unacked;
+	for (type = 0; type < RDMACHAN_ASYNC_EVENT_TYPES; type++)
+		if (ao->unacked_by_type[type])
+			out->out_unacked_types |= BIT_ULL(type);
+	if (ao->unacked)
+		out->out_unacked_age_ns = ktime_get_ns() - ao->unacked_since_ns;
+	spin_unlock_irq(&q->lock);
+}
+
 /* Counts an event read (@delta 1) or given back (-1), with q->lock held. */
 static void rdmachan_async_account(struct rdmachan_async_event *ev, int delta)
 {
@@ -381,6 +407,8 @@ static void rdmachan_async_account(struct rdmachan_async_event *ev, int delta)
 
 	if (!ao)
 		return;
+	if (!ao->unacked && delta > 0)
+		ao->unacked_since_ns = ktime_get_ns();
 	ao->unacked += delta;
 	ao->unacked_by_type[ev->type] += delta;
 	ao->reported += delta;

@@ -88,6 +88,9 @@ static void rdmachan_cm_queue(struct rdmachan_file *file,
 	u32 type = entry->uevent.event;
 
 	rdmachan_count_inc(RDMACHAN_COUNT_CM_EVENTS);
+	entry->queued_ns = ktime_get_ns();
+	if (type != RDMA_CM_EVENT_CONNECT_REQUEST)
+		rdmachan_cm_id_event_state(entry->id, type);
 	spin_lock(&file->events_lock);
 	list_add_tail(&entry->list, &file->events);
 	/* Whoever sees the resolution over finds its event queued. */
@@ -352,6 +355,7 @@ static int rdmachan_cm_deliver(struct rdmachan_file *file, void __user *dst,
 		 * migrate of the id waits for an event being read.
 		 */
 		entry->uevent.id_handle = entry->id->handle;
+		entry->read_ns = ktime_get_ns();
 		rdmachan_cm_account(entry, 1);
 	}
 	spin_unlock(&file->events_lock);

@@ -99,7 +99,7 @@ static int rdmachan_cm_id_destroy(struct rdmachan_object *obj, bool wait)
 	struct rdmachan_cm_id *id = container_of(obj, struct rdmachan_cm_id, obj);
 
 	rdmachan_cm_id_kill(id);
-	return wait ? rdmachan_cm_wait_acks(id) : 0;
+	return wait ? rdmachan_cm_wait_acks(id, &id->destroy_waiting) : 0;
 }
 
 static struct rdmachan_cm_id *rdmachan_cm_id_alloc(struct rdmachan_file *file,
@@ -121,6 +121,7 @@ static struct rdmachan_cm_id *rdmachan_cm_id_alloc(struct rdmachan_file *file,
 	spin_lock_init(&id->ack_lock);
 	init_waitqueue_head(&id->ack_wait);
 	INIT_LIST_HEAD(&id->mcasts);
+	id->state = RDMACHAN_ID_IDLE;
 	rdmachan_count_inc(RDMACHAN_COUNT_CM_IDS);
 	return id;
 }
@@ -189,6 +190,7 @@ struct rdmachan_cm_id *rdmachan_cm_id_new_child(struct rdmachan_cm_id *listen,
 	}
 	id->user_context = READ_ONCE(listen->user_context);
 	id->addr_fixed = true;
+	id->state = RDMACHAN_ID_REQUEST;
 	atomic_set(&id->conn_end, RDMACHAN_CONN_REQUEST);
 	id->cm_id = cm_id;
 	cm_id->context = id;
@@ -361,8 +363,10 @@ int rdmachan_cmd_bind_addr(struct rdmachan_call *call, void *arg)
 	if (IS_ERR(id))
 		return PTR_ERR(id);
 	ret = rdma_bind_addr(id->cm_id, (struct sockaddr *)&cmd->addr);
-	if (!ret)
+	if (!ret) {
+		rdmachan_cm_id_set_state(id, RDMACHAN_ID_BOUND);
 		rdmachan_cm_fill_route(id->cm_id, &cmd->out_route);
+	}
 	rdmachan_cm_id_unlock(id);
 	return ret;
 }
@@ -372,6 +376,7 @@ int rdmachan_cmd_resolve_addr(struct rdmachan_call *call, void *arg)
 	struct rdmachan_resolve_addr *cmd = arg;
 	struct rdmachan_cm_id *id;
 	struct sockaddr *src;
+	u32 old;
 	int ret;
 
 	if (!rdmachan_cm_addr_valid(&cmd->src_addr, true) ||
@@ -387,9 +392,12 @@ int rdmachan_cmd_resolve_addr(struct rdmachan_call *call, void *arg)
 		/* Before the call: its ADDR_ERROR may come before it returns. */
 		WRITE_ONCE(id->addr_fixed, true);
 		WRITE_ONCE(id->addr_resolving, true);
+		old = rdmachan_cm_id_begin_state(id, RDMACHAN_ID_RESOLVING_ADDR);
 		ret = rdma_resolve_addr(id->cm_id, src,
 					(struct sockaddr *)&cmd->dst_addr,
 					cmd->timeout_ms);
+		rdmachan_cm_id_end_state(id, old, RDMACHAN_ID_RESOLVING_ADDR,
+					 ret);
 		if (ret) {
 			WRITE_ONCE(id->addr_resolving, false);
 			WRITE_ONCE(id->addr_fixed, false);
@@ -403,6 +411,7 @@ int rdmachan_cmd_resolve_route(struct rdmachan_call *call, void *arg)
 {
 	struct rdmachan_id_cmd *cmd = arg;
 	struct rdmachan_cm_id *id;
+	u32 old;
 	int ret;
 
 	if (cmd->value < 0)
@@ -416,7 +425,9 @@ int rdmachan_cmd_resolve_route(struct rdmachan_call *call, void *arg)
 	 * be resolved on no device (a NULL dereference in the CM).
 	 */
 	rdma_lock_handler(id->cm_id);
+	old = rdmachan_cm_id_begin_state(id, RDMACHAN_ID_RESOLVING_ROUTE);
 	ret = rdma_resolve_route(id->cm_id, cmd->value);
+	rdmachan_cm_id_end_state(id, old, RDMACHAN_ID_RESOLVING_ROUTE, ret);
 	rdma_unlock_handler(id->cm_id);
 	if (!ret)
 		WRITE_ONCE(id->addr_fixed, true);
@@ -441,8 +452,10 @@ int rdmachan_cmd_listen(struct rdmachan_call *call, void *arg)
 	}
 	atomic_set(&id->backlog, backlog);
 	ret = rdma_listen(id->cm_id, backlog);
-	if (!ret)
+	if (!ret) {
 		WRITE_ONCE(id->addr_fixed, true);
+		rdmachan_cm_id_set_state(id, RDMACHAN_ID_LISTENING);
+	}
 out:
 	rdmachan_cm_id_unlock(id);
 	return ret;
@@ -489,6 +502,7 @@ int rdmachan_cmd_connect(struct rdmachan_call *call, void *arg)
 	struct rdmachan_connect *cmd = arg;
 	struct rdma_conn_param param;
 	struct rdmachan_cm_id *id;
+	u32 old;
 	int ret;
 
 	if (cmd->__reserved || cmd->user_context)
@@ -508,7 +522,9 @@ int rdmachan_cmd_connect(struct rdmachan_call *call, void *arg)
 		ret = -EINVAL;
 		goto unlock;
 	}
+	old = rdmachan_cm_id_begin_state(id, RDMACHAN_ID_CONNECTING);
 	ret = rdma_connect(id->cm_id, &param);
+	rdmachan_cm_id_end_state(id, old, RDMACHAN_ID_CONNECTING, ret);
 	/* no REQ went out: the id may connect again */
 	if (ret)
 		atomic_set(&id->conn_end, RDMACHAN_CONN_NONE);
@@ -535,6 +551,7 @@ int rdmachan_cmd_accept(struct rdmachan_call *call, void *arg)
 	struct rdmachan_connect *cmd = arg;
 	struct rdma_conn_param param;
 	struct rdmachan_cm_id *id;
+	u32 old;
 	int ret;
 
 	if (cmd->__reserved)
@@ -557,7 +574,9 @@ int rdmachan_cmd_accept(struct rdmachan_call *call, void *arg)
 	if (!ret) {
 		/* rdma_accept() must run under the id's handler lock. */
 		rdma_lock_handler(id->cm_id);
+		old = rdmachan_cm_id_begin_state(id, RDMACHAN_ID_ACCEPTING);
 		ret = rdma_accept(id->cm_id, &param);
+		rdmachan_cm_id_end_state(id, old, RDMACHAN_ID_ACCEPTING, ret);
 		if (!ret)
 			WRITE_ONCE(id->user_context, cmd->user_context);
 		rdma_unlock_handler(id->cm_id);
@@ -620,6 +639,8 @@ int rdmachan_cmd_reject(struct rdmachan_call *call, void *arg)
 		ret = rdma_reject(id->cm_id,
 				  cmd->private_data_len ? cmd->private_data : NULL,
 				  cmd->private_data_len, reason);
+	if (!ret)
+		rdmachan_cm_id_set_state(id, RDMACHAN_ID_REJECTED);
 	rdmachan_cm_id_unlock(id);
 	return ret;
 }
@@ -628,6 +649,7 @@ int rdmachan_cmd_disconnect(struct rdmachan_call *call, void *arg)
 {
 	struct rdmachan_id_cmd *cmd = arg;
 	struct rdmachan_cm_id *id;
+	u32 old;
 	int ret;
 
 	if (cmd->value)
@@ -639,7 +661,13 @@ int rdmachan_cmd_disconnect(struct rdmachan_call *call, void *arg)
 	rdma_lock_handler(id->cm_id);
 	rdmachan_user_qp_modify(id, IB_QPS_ERR);
 	rdma_unlock_handler(id->cm_id);
+	/* Only a connection goes to DISCONNECTING; DISCONNECTED stays. */
+	old = cmpxchg(&id->state, RDMACHAN_ID_CONNECTED,
+		      RDMACHAN_ID_DISCONNECTING);
 	ret = rdma_disconnect(id->cm_id);
+	if (old == RDMACHAN_ID_CONNECTED)
+		rdmachan_cm_id_end_state(id, old, RDMACHAN_ID_DISCONNECTING,
+					 ret);
 	rdmachan_cm_id_unlock(id);
 	return ret;
 }
@@ -767,9 +795,9 @@ static void rdmachan_cm_describe_unacked(void *arg, char *buf, size_t len)
 	spin_unlock(&id->ack_lock);
 }
 
-int rdmachan_cm_wait_acks(struct rdmachan_cm_id *id)
+int rdmachan_cm_wait_acks(struct rdmachan_cm_id *id, bool *waiting)
 {
-	return rdmachan_wait_acks(&id->ack_wait, &id->unacked, "CM id",
+	return rdmachan_wait_acks(&id->ack_wait, &id->unacked, waiting, "CM id",
 				  id->handle, rdmachan_cm_describe_unacked, id);
 }
 
@@ -815,7 +843,7 @@ int rdmachan_cmd_migrate_id(struct rdmachan_call *call, void *arg)
 		ret = put_user(cmd->handle, &uarg->out_handle) ? -EFAULT : 0;
 		goto out_put;
 	}
-	ret = rdmachan_cm_wait_acks(id);
+	ret = rdmachan_cm_wait_acks(id, NULL);
 	if (ret)
 		goto out_put;
 	ret = rdmachan_object_alloc_handle(new_file, &handle);

@@ -94,6 +94,7 @@ static int rdmachan_mcast_destroy(struct rdmachan_object *obj, bool wait)
 		return 0;
 	if (wait)
 		ret = rdmachan_wait_acks(&mc->id->ack_wait, &mc->unacked,
+					 &mc->destroy_waiting,
 					 "multicast join", mc->handle, NULL,
 					 NULL);
 	rdmachan_mcast_leave(mc);

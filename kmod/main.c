@@ -149,6 +149,11 @@ static const struct rdmachan_ioctl_op rdmachan_ops[] = {
 	RDMACHAN_OP_FLAGS(RDMACHAN_CMD_BIND_USER_QP, rdmachan_bind_user_qp,
 			  rdmachan_cmd_bind_user_qp,
 			  RDMACHAN_BIND_USER_QP_UNBIND),
+	RDMACHAN_OP(RDMACHAN_CMD_QUERY_EVENTS, rdmachan_query_events,
+		    rdmachan_cmd_query_events),
+	RDMACHAN_OP(RDMACHAN_CMD_QUERY_ASYNC_EVENTS,
+		    rdmachan_query_async_events,
+		    rdmachan_cmd_query_async_events),
 };
 
 /* Large enough for the argument of any command. */
@@ -187,6 +192,8 @@ union rdmachan_ioctl_buf {
 	struct rdmachan_ack_async_event ack_async_event;
 	struct rdmachan_update_cq_ring update_cq_ring;
 	struct rdmachan_bind_user_qp bind_user_qp;
+	struct rdmachan_query_events query_events;
+	struct rdmachan_query_async_events query_async_events;
 };
 
 struct rdmachan_ioctl_header {
@@ -322,6 +329,7 @@ static const struct file_operations rdmachan_fops = {
 	.poll = rdmachan_poll,
 	.unlocked_ioctl = rdmachan_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
+	.show_fdinfo = rdmachan_show_fdinfo,
 };
 
 bool rdmachan_is_rdmachan_file(struct file *filp)
@@ -346,6 +354,7 @@ int rdmachan_cmd_get_info(struct rdmachan_call *call, void *arg)
 	cmd->out_features = RDMACHAN_FEATURE_DEVICE_QUERY | RDMACHAN_FEATURE_CM |
 			    RDMACHAN_FEATURE_VERBS |
 			    RDMACHAN_FEATURE_ASYNC_EVENTS |
+			    RDMACHAN_FEATURE_INTROSPECT |
 			    RDMACHAN_FEATURE_CQ_RING;
 	if (rdmachan_user_qp_supported())
 		cmd->out_features |= RDMACHAN_FEATURE_USER_QP;

@@ -163,15 +163,12 @@ void rdmachan_format_types(char *buf, size_t len, const unsigned int *by_type,
 					  name(type));
 }
 
-/*
- * Waits, killably, until *@count is 0. Once it has waited 5 s it says,
- * once, what it waits for: @what @handle, the count and what @describe
- * (optional) writes, the unacknowledged event types.
- */
-int rdmachan_wait_acks(wait_queue_head_t *wq, unsigned int *count,
-		       const char *what, u32 handle,
-		       void (*describe)(void *arg, char *buf, size_t len),
-		       void *arg)
+static int rdmachan_wait_acks_logged(wait_queue_head_t *wq,
+				     unsigned int *count, const char *what,
+				     u32 handle,
+				     void (*describe)(void *arg, char *buf,
+						      size_t len),
+				     void *arg)
 {
 	char types[192] = "";
 	unsigned int left;
@@ -191,4 +188,25 @@ int rdmachan_wait_acks(wait_queue_head_t *wq, unsigned int *count,
 				    task_tgid_nr(current), what, handle, left,
 				    types[0] ? ":" : "", types);
 	return wait_event_killable(*wq, !READ_ONCE(*count)) ? -EINTR : 0;
+}
+
+/*
+ * Waits, killably, until *@count is 0, with *@waiting (optional) set
+ * meanwhile for introspection. Once it has waited 5 s it says, once, what
+ * it waits for: @what @handle, the count and what @describe (optional)
+ * writes, the unacknowledged event types.
+ */
+int rdmachan_wait_acks(wait_queue_head_t *wq, unsigned int *count,
+		       bool *waiting, const char *what, u32 handle,
+		       void (*describe)(void *arg, char *buf, size_t len),
+		       void *arg)
+{
+	int ret;
+
+	if (waiting)
+		WRITE_ONCE(*waiting, true);
+	ret = rdmachan_wait_acks_logged(wq, count, what, handle, describe, arg);
+	if (waiting)
+		WRITE_ONCE(*waiting, false);
+	return ret;
 }

@@ -219,6 +219,34 @@ enum rdmachan_conn_end {
 };
 
 /*
+ * Where a CM id is, as rdmachan saw it: set by the calls that move it
+ * before they reach the CM (their event may come first) and by the
+ * events it queues. Shown in fdinfo; nothing decides by it.
+ */
+enum rdmachan_cm_id_state {
+	RDMACHAN_ID_IDLE = 1,
+	RDMACHAN_ID_BOUND,
+	RDMACHAN_ID_RESOLVING_ADDR,
+	RDMACHAN_ID_ADDR_RESOLVED,
+	RDMACHAN_ID_ADDR_ERROR,
+	RDMACHAN_ID_RESOLVING_ROUTE,
+	RDMACHAN_ID_ROUTE_RESOLVED,
+	RDMACHAN_ID_ROUTE_ERROR,
+	RDMACHAN_ID_LISTENING,
+	RDMACHAN_ID_CONNECTING,
+	RDMACHAN_ID_REQUEST,
+	RDMACHAN_ID_ACCEPTING,
+	RDMACHAN_ID_CONNECTED,
+	RDMACHAN_ID_DISCONNECTING,
+	RDMACHAN_ID_DISCONNECTED,
+	RDMACHAN_ID_REJECTED,
+	RDMACHAN_ID_UNREACHABLE,
+	RDMACHAN_ID_CONNECT_ERROR,
+	RDMACHAN_ID_DEVICE_REMOVED,
+	RDMACHAN_ID_STATES,
+};
+
+/*
  * A CM id. The kernel rdma_cm_id is used under @lock and only while
  * @cm_id is set; it is torn down (rdma_destroy_id()) on destroy, on file
  * release, and from @removal_work when its device goes away. @file and
@@ -250,6 +278,10 @@ struct rdmachan_cm_id {
 	unsigned int unacked;
 	unsigned int unacked_by_type[RDMACHAN_CM_EVENT_TYPES];
 	wait_queue_head_t ack_wait;
+	/* a destroy waits on @ack_wait: shown by introspection */
+	bool destroy_waiting;
+	/* an enum rdmachan_cm_id_state; see there */
+	u32 state;
 	/*
 	 * Past the states where rdma_resolve_addr() is allowed: set under
 	 * @lock, cleared by ADDR_ERROR. The CM writes bound_dev_if for a
@@ -298,10 +330,19 @@ struct rdmachan_cm_event_entry {
 	struct rdmachan_cm_id *new_id;
 	/* the join of a multicast event, with a reference */
 	struct rdmachan_mcast *mcast;
+	/* ktime_get_ns() when it was queued, and when it was read */
+	u64 queued_ns;
+	u64 read_ns;
 	struct rdmachan_cm_event uevent;
 };
 
 const char *rdmachan_cm_event_name(u32 type);
+const char *rdmachan_cm_id_state_name(u32 state);
+void rdmachan_cm_id_set_state(struct rdmachan_cm_id *id, u32 state);
+u32 rdmachan_cm_id_begin_state(struct rdmachan_cm_id *id, u32 state);
+void rdmachan_cm_id_end_state(struct rdmachan_cm_id *id, u32 old, u32 state,
+			      int ret);
+void rdmachan_cm_id_event_state(struct rdmachan_cm_id *id, u32 event);
 int rdmachan_cm_event_handler(struct rdma_cm_id *cm_id,
 			      struct rdma_cm_event *event);
 struct rdmachan_cm_id *rdmachan_cm_id_new_child(struct rdmachan_cm_id *listen,
@@ -313,7 +354,7 @@ void rdmachan_cm_fill_ah_attr(const struct rdma_ah_attr *src,
 			      struct rdmachan_ah_attr *dst);
 void rdmachan_cm_drop_events(struct rdmachan_cm_id *id);
 void rdmachan_cm_drop_mcast_events(struct rdmachan_mcast *mc);
-int rdmachan_cm_wait_acks(struct rdmachan_cm_id *id);
+int rdmachan_cm_wait_acks(struct rdmachan_cm_id *id, bool *waiting);
 bool rdmachan_cm_events_pending(struct rdmachan_file *file);
 void rdmachan_cm_file_init(struct rdmachan_file *file);
 void rdmachan_cm_file_release(struct rdmachan_file *file);
@@ -325,7 +366,7 @@ void rdmachan_cm_id_unlock(struct rdmachan_cm_id *id);
 void rdmachan_format_types(char *buf, size_t len, const unsigned int *by_type,
 			   unsigned int ntypes, const char *(*name)(u32 type));
 int rdmachan_wait_acks(wait_queue_head_t *wq, unsigned int *count,
-		       const char *what, u32 handle,
+		       bool *waiting, const char *what, u32 handle,
 		       void (*describe)(void *arg, char *buf, size_t len),
 		       void *arg);
 
@@ -401,6 +442,10 @@ int rdmachan_cmd_open_async_fd(struct rdmachan_call *call, void *arg);
 int rdmachan_cmd_ack_async_event(struct rdmachan_call *call, void *arg);
 int rdmachan_cmd_update_cq_ring(struct rdmachan_call *call, void *arg);
 int rdmachan_cmd_bind_user_qp(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_query_events(struct rdmachan_call *call, void *arg);
+int rdmachan_cmd_query_async_events(struct rdmachan_call *call, void *arg);
+struct seq_file;
+void rdmachan_show_fdinfo(struct seq_file *m, struct file *filp);
 
 /* Bypass mode's QPs (user_qp.c); transitions with the CM handler lock */
 bool rdmachan_user_qp_supported(void);
@@ -408,6 +453,7 @@ int rdmachan_user_qp_modify(struct rdmachan_cm_id *id, enum ib_qp_state state);
 int rdmachan_user_qp_ready(struct rdmachan_cm_id *id,
 			   const struct rdma_conn_param *param);
 int rdmachan_user_qp_connected(struct rdmachan_cm_id *id);
+int rdmachan_user_qp_state(struct rdmachan_cm_id *id, enum ib_qp_state *state);
 struct file *rdmachan_user_qp_unbind(struct rdmachan_cm_id *id);
 bool rdmachan_is_rdmachan_file(struct file *filp);
 

@@ -134,6 +134,36 @@ int rdmachan_user_qp_modify(struct rdmachan_cm_id *id, enum ib_qp_state state)
 }
 
 /*
+ * The bound QP's state, read as the RDMA netlink's resource dump reads
+ * it: with only the tracker entry held, so the process's own destroy of
+ * the QP is never refused for it. -ENOENT when the QP is gone. With the
+ * id's @lock held.
+ */
+int rdmachan_user_qp_state(struct rdmachan_cm_id *id, enum ib_qp_state *state)
+{
+	struct rdma_restrack_entry *res;
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
+	struct ib_qp *qp;
+	int ret = -ENOENT;
+
+	if (!id->user_qp_file || !id->cm_id)
+		return -ENOENT;
+	res = rdma_restrack_get_byid(id->cm_id->device, RDMA_RESTRACK_QP,
+				     id->user_qp_num);
+	if (IS_ERR(res))
+		return -ENOENT;
+	qp = container_of(res, struct ib_qp, res);
+	if (qp == id->user_qp) {
+		ret = ib_query_qp(qp, &attr, IB_QP_STATE, &init);
+		if (!ret)
+			*state = attr.qp_state;
+	}
+	rdma_restrack_put(res);
+	return ret;
+}
+
+/*
  * The bound QP ready to send, as the CM readies a QP of its own: INIT
  * again with the connection's attributes (its access flags come with the
  * request or reply), RTR and RTS; the resources of @param (ACCEPT's) over
@@ -258,6 +288,11 @@ int rdmachan_user_qp_ready(struct rdmachan_cm_id *id,
 int rdmachan_user_qp_connected(struct rdmachan_cm_id *id)
 {
 	return 1;
+}
+
+int rdmachan_user_qp_state(struct rdmachan_cm_id *id, enum ib_qp_state *state)
+{
+	return -ENOENT;
 }
 
 static int rdmachan_user_qp_bind(struct rdmachan_cm_id *id, int fd, u32 qpn)

@@ -77,6 +77,10 @@ struct rdmachan_async_obj {
 	bool dying;
 	unsigned int unacked;
 	unsigned int unacked_by_type[RDMACHAN_ASYNC_EVENT_TYPES];
+	/* ktime_get_ns() when @unacked last left 0 */
+	u64 unacked_since_ns;
+	/* a destroy waits for acks: these events', or a CQ's completions' */
+	bool destroy_waiting;
 	u64 reported;
 	u64 acked;
 	wait_queue_head_t ack_wait;
@@ -213,6 +217,8 @@ struct rdmachan_mcast {
 	struct list_head id_entry;
 	bool leaving;
 	bool attached;
+	/* its destroy waits for the acks of its events */
+	bool destroy_waiting;
 	union ib_gid mgid;
 	u16 mlid;
 	/* its events read and not yet acknowledged, under id->ack_lock */
@@ -355,6 +361,8 @@ void rdmachan_async_report(struct rdmachan_async_obj *ao, u32 type);
 void rdmachan_async_obj_dying(struct rdmachan_async_obj *ao, bool dying);
 int rdmachan_async_obj_wait(struct rdmachan_async_obj *ao, const char *what);
 struct rdmachan_async_obj *rdmachan_async_obj_of(struct rdmachan_object *obj);
+void rdmachan_async_obj_query(struct rdmachan_async_obj *ao,
+			      struct rdmachan_query_async_events *out);
 const char *rdmachan_async_event_name(u32 type);
 void rdmachan_async_device_add(struct rdmachan_device *dev,
 			       struct ib_device *ibdev);

@@ -104,7 +104,8 @@ static int rdmachan_cq_destroy_begin(struct rdmachan_object *obj)
 
 	if (cq->channel)
 		ret = rdmachan_wait_acks(&cq->ack_wait, &cq->events_unacked,
-					 "CQ", cq->v.handle, NULL, NULL);
+					 &cq->async.destroy_waiting, "CQ",
+					 cq->v.handle, NULL, NULL);
 	if (!ret)
 		ret = rdmachan_async_obj_wait(&cq->async, "CQ");
 	if (ret) {

@@ -159,6 +159,8 @@ int cm_get_event(struct cm_channel *chan, struct cm_event *ack,
 		 struct rdma_cm_event **event);
 int cm_ack_event(struct cm_event *evt);
 int cm_destroy_kernel_id(struct cm_channel *chan, uint32_t handle);
+int cm_channel_flush_acks(struct cm_channel *chan);
+struct rdma_cm_id *cm_channel_id(struct cm_channel *chan, uint32_t handle);
 void cm_channel_wait_acks_begin(struct cm_channel *chan);
 void cm_channel_wait_acks_end(struct cm_channel *chan);
 

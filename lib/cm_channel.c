@@ -307,6 +307,29 @@ void cm_channel_wait_acks_end(struct cm_channel *chan)
 	pthread_mutex_unlock(&chan->lock);
 }
 
+/* Sends the pending acknowledgements now, so the kernel's counts are exact. */
+int cm_channel_flush_acks(struct cm_channel *chan)
+{
+	uint32_t acks[CM_MAX_PENDING_ACKS];
+	unsigned int num;
+
+	pthread_mutex_lock(&chan->lock);
+	num = cm_take_pending_acks(chan, acks);
+	pthread_mutex_unlock(&chan->lock);
+	return cm_ack_handles(chan, acks, num);
+}
+
+/* The id @handle names on @chan, also one being destroyed; NULL if none. */
+struct rdma_cm_id *cm_channel_id(struct cm_channel *chan, uint32_t handle)
+{
+	struct cm_id *id;
+
+	pthread_mutex_lock(&chan->lock);
+	id = cm_lookup(chan, handle);
+	pthread_mutex_unlock(&chan->lock);
+	return id ? &id->id : NULL;
+}
+
 int cm_destroy_kernel_id(struct cm_channel *chan, uint32_t handle)
 {
 	struct rdmachan_destroy cmd = {

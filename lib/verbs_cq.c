@@ -178,6 +178,23 @@ static int vb_send_acks(struct vb_cq *cq, unsigned int num)
 			      RDMACHAN_IOC_ACK_CQ_EVENTS, &cmd);
 }
 
+/* Sends the CQ's pending acknowledgements now: the kernel's count is exact. */
+int vb_cq_flush_acks(struct ibv_cq *ibcq)
+{
+	struct vb_cq *cq = to_vb_cq(ibcq);
+	unsigned int num;
+	int ret;
+
+	pthread_mutex_lock(&ibcq->mutex);
+	num = cq->acks_pending;
+	cq->acks_pending = 0;
+	ret = vb_send_acks(cq, num);
+	if (ret)
+		cq->acks_pending = num;
+	pthread_mutex_unlock(&ibcq->mutex);
+	return ret;
+}
+
 /* Acknowledgements the kernel did not take: keep them, or send them now. */
 static void vb_keep_acks(struct vb_cq *cq, unsigned int num)
 {

@@ -106,6 +106,7 @@ struct ibv_cq *vb_create_cq(struct ibv_context *context, int cqe,
 			    void *cq_context, struct ibv_comp_channel *channel,
 			    int comp_vector);
 int vb_destroy_cq(struct ibv_cq *cq);
+int vb_cq_flush_acks(struct ibv_cq *cq);
 
 /* verbs_qp.c: @cm_fd and @cm_id name a CM id to bind to, or cm_fd < 0 */
 struct ibv_qp *vb_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr,

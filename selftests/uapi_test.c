@@ -824,7 +824,7 @@ TEST(unknown_commands_are_enotty)
 	EXPECT_EQ(-1, ioctl(fd, _IOWR(RDMACHAN_IOCTL_TYPE, 0x7f, char[64]), buf));
 	EXPECT_EQ(ENOTTY, errno);
 	EXPECT_EQ(-1, ioctl(fd, _IOWR(RDMACHAN_IOCTL_TYPE,
-				      RDMACHAN_CMD_BIND_USER_QP + 1, char[64]),
+				      RDMACHAN_CMD_QUERY_ASYNC_EVENTS + 1, char[64]),
 			    buf));
 	EXPECT_EQ(ENOTTY, errno);
 	/* commands of completion channels and async files, on the main file */

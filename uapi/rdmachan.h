@@ -44,6 +44,8 @@
  * @RDMACHAN_FEATURE_USER_QP: QPs made through uverbs bound to CM ids
  *	(RDMACHAN_IOC_BIND_USER_QP); only where the kernel's QP destroy
  *	waits for a QP the module holds
+ * @RDMACHAN_FEATURE_INTROSPECT: RDMACHAN_IOC_QUERY_EVENTS and
+ *	RDMACHAN_IOC_QUERY_ASYNC_EVENTS, and the files' fdinfo
  */
 enum rdmachan_feature {
 	RDMACHAN_FEATURE_DEVICE_QUERY = 0x1,
@@ -52,6 +54,7 @@ enum rdmachan_feature {
 	RDMACHAN_FEATURE_ASYNC_EVENTS = 0x8,
 	RDMACHAN_FEATURE_CQ_RING = 0x10,
 	RDMACHAN_FEATURE_USER_QP = 0x20,
+	RDMACHAN_FEATURE_INTROSPECT = 0x40,
 };
 
 /* Node and transport types; the values are those of libibverbs. */
@@ -1627,6 +1630,106 @@ struct rdmachan_ack_async_event {
 	__u32 event_type;
 };
 
+/*
+ * Introspection (RDMACHAN_FEATURE_INTROSPECT): what a file's events wait
+ * for. The same is shown for every process in /proc/<pid>/fdinfo/<fd> of
+ * its /dev/rdmachan files, readable by whoever may read that process's
+ * memory maps (its user, or root).
+ */
+
+/* Bits of rdmachan_event_state.flags */
+#define RDMACHAN_EVENT_STATE_UNACKED		0x1	/* read, not yet acknowledged */
+#define RDMACHAN_EVENT_STATE_DESTROY_WAITING	0x2	/* a destroy waits for its ack */
+
+/**
+ * struct rdmachan_event_state - one CM event of RDMACHAN_IOC_QUERY_EVENTS
+ * @id_handle: its id (a listener's, for a CONNECT_REQUEST)
+ * @event: RDMA_CM_EVENT_*
+ * @flags: RDMACHAN_EVENT_STATE_* bits; without _UNACKED the event is
+ *	queued and not read yet
+ * @event_handle: the handle it was read with; 0 while it is queued
+ * @age_ns: nanoseconds since it was queued, or, once read, since it was read
+ * @user_context: its id's user_context
+ */
+struct rdmachan_event_state {
+	__u32 id_handle;
+	__u32 event;
+	__u32 flags;
+	__u32 event_handle;
+	__aligned_u64 age_ns;
+	__aligned_u64 user_context;
+};
+
+/* Largest max_states of RDMACHAN_IOC_QUERY_EVENTS */
+#define RDMACHAN_MAX_EVENT_STATES	1024
+
+/**
+ * struct rdmachan_query_events - RDMACHAN_IOC_QUERY_EVENTS: this file's CM
+ *	events that are queued or read and not yet acknowledged
+ * @size: sizeof(struct rdmachan_query_events)
+ * @flags: must be 0
+ * @id_handle: only this CM id's events (an id of this file, or one whose
+ *	destroy waits for acknowledgments: else -ENOENT), or 0 for all
+ * @state_size: sizeof(struct rdmachan_event_state) as the caller knows it;
+ *	the array's stride
+ * @states: user pointer to an array of @max_states states
+ * @max_states: at most this many, at most RDMACHAN_MAX_EVENT_STATES
+ * @out_num_states: states written: the events read first, by handle, then
+ *	the queued ones in queue order
+ * @out_queued: events queued, counting those beyond @max_states
+ * @out_unacked: events read and not acknowledged, likewise
+ * @out_destroy_waiting: of those, the ones a destroy waits for
+ * @__reserved: 0
+ *
+ * A snapshot: events may be queued, read and acknowledged meanwhile.
+ */
+struct rdmachan_query_events {
+	__u32 size;
+	__u32 flags;
+	__u32 id_handle;
+	__u32 state_size;
+	__aligned_u64 states;
+	__u32 max_states;
+	__u32 out_num_states;
+	__u32 out_queued;
+	__u32 out_unacked;
+	__u32 out_destroy_waiting;
+	__u32 __reserved;
+};
+
+/* Bits of rdmachan_query_async_events.out_flags */
+#define RDMACHAN_ASYNC_STATE_DESTROY_WAITING	0x1	/* its destroy waits for acks */
+
+/**
+ * struct rdmachan_query_async_events - RDMACHAN_IOC_QUERY_ASYNC_EVENTS: the
+ *	events of one QP, CQ or SRQ that are queued or not yet acknowledged
+ * @size: sizeof(struct rdmachan_query_async_events)
+ * @flags: must be 0
+ * @handle: a QP, CQ or SRQ of this file (another object: -ENOENT)
+ * @out_queued: its events waiting unread on its context's asynchronous
+ *	event file
+ * @out_unacked: its events read and not acknowledged
+ * @out_unacked_types: bit (1 << type) for each enum ibv_event_type of
+ *	which events are unacknowledged
+ * @out_unacked_age_ns: nanoseconds since it last had no unacknowledged
+ *	event; 0 when it has none
+ * @out_comp_unacked: a CQ's completion events taken from its channel
+ *	and not acknowledged (RDMACHAN_IOC_ACK_CQ_EVENTS); 0 otherwise
+ * @out_flags: RDMACHAN_ASYNC_STATE_* bits
+ */
+struct rdmachan_query_async_events {
+	__u32 size;
+	__u32 flags;
+	__u32 handle;
+	__u32 out_queued;
+	__u32 out_unacked;
+	__u32 out_comp_unacked;
+	__aligned_u64 out_unacked_types;
+	__aligned_u64 out_unacked_age_ns;
+	__u32 out_flags;
+	__u32 __reserved;
+};
+
 enum rdmachan_ioctl_nr {
 	RDMACHAN_CMD_GET_INFO = 0x00,
 	RDMACHAN_CMD_LIST_DEVICES,
@@ -1675,6 +1778,8 @@ enum rdmachan_ioctl_nr {
 	RDMACHAN_CMD_ACK_ASYNC_EVENT,
 	RDMACHAN_CMD_UPDATE_CQ_RING,
 	RDMACHAN_CMD_BIND_USER_QP,
+	RDMACHAN_CMD_QUERY_EVENTS,
+	RDMACHAN_CMD_QUERY_ASYNC_EVENTS,
 };
 
 #define RDMACHAN_IOC_GET_INFO \
@@ -1776,5 +1881,11 @@ enum rdmachan_ioctl_nr {
 #define RDMACHAN_IOC_BIND_USER_QP \
 	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_BIND_USER_QP, \
 	      struct rdmachan_bind_user_qp)
+#define RDMACHAN_IOC_QUERY_EVENTS \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_QUERY_EVENTS, \
+	      struct rdmachan_query_events)
+#define RDMACHAN_IOC_QUERY_ASYNC_EVENTS \
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_QUERY_ASYNC_EVENTS, \
+	      struct rdmachan_query_async_events)
 
 #endif /* _UAPI_RDMACHAN_H */

@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmachan: what a file's events wait for. The process asks for its own
+ * (RDMACHAN_IOC_QUERY_EVENTS, RDMACHAN_IOC_QUERY_ASYNC_EVENTS); an operator
+ * reads every process's in /proc/<pid>/fdinfo/<fd>, which procfs shows to
+ * whoever may read the process (its user, or root), as rdmachan-stat does.
+ */
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib.h>
+
+#include "rdmachan.h"
+
+/* At most this many events per file in fdinfo; the totals count all. */
+#define RDMACHAN_FDINFO_MAX_EVENTS	256
+
+struct rdmachan_event_walk {
+	/* only this id's events; 0 for all */
+	u32 id_handle;
+	bool id_seen;
+	struct rdmachan_event_state *states;
+	u32 max_states;
+	u32 num_states;
+	u32 queued;
+	u32 unacked;
+	u32 destroy_waiting;
+};
+
+static bool rdmachan_event_destroy_waiting(const struct rdmachan_cm_event_entry *entry)
+{
+	return READ_ONCE(entry->id->destroy_waiting) ||
+	       (entry->mcast && READ_ONCE(entry->mcast->destroy_waiting));
+}
+
+/* One event into @w; @event_handle is 0 for a queued one. */
+static void rdmachan_event_walk_add(struct rdmachan_event_walk *w,
+				    const struct rdmachan_cm_event_entry *entry,
+				    u32 event_handle, u64 now)
+{
+	struct rdmachan_event_state *st;
+	bool waiting = false;
+
+	if (w->id_handle && READ_ONCE(entry->id->handle) != w->id_handle)
+		return;
+	w->id_seen = true;
+	if (event_handle) {
+		w->unacked++;
+		waiting = rdmachan_event_destroy_waiting(entry);
+		if (waiting)
+			w->destroy_waiting++;
+	} else {
+		w->queued++;
+	}
+	if (w->num_states >= w->max_states)
+		return;
+	st = &w->states[w->num_states++];
+	st->id_handle = READ_ONCE(entry->id->handle);
+	st->event = entry->uevent.event;
+	st->event_handle = event_handle;
+	st->user_context = READ_ONCE(entry->id->user_context);
+	st->flags = 0;
+	if (event_handle)
+		st->flags |= RDMACHAN_EVENT_STATE_UNACKED;
+	if (waiting)
+		st->flags |= RDMACHAN_EVENT_STATE_DESTROY_WAITING;
+	st->age_ns = now - (event_handle ? entry->read_ns : entry->queued_ns);
+}
+
+/* The events read and not acknowledged, by handle, then the queued ones. */
+static void rdmachan_event_walk(struct rdmachan_file *file,
+				struct rdmachan_event_walk *w)
+{
+	struct rdmachan_cm_event_entry *entry;
+	unsigned long handle;
+	u64 now = ktime_get_ns();
+
+	/* An ack erases the entry under this lock before it frees it. */
+	xa_lock(&file->delivered);
+	xa_for_each(&file->delivered, handle, entry)
+		rdmachan_event_walk_add(w, entry, handle, now);
+	xa_unlock(&file->delivered);
+
+	spin_lock(&file->events_lock);
+	list_for_each_entry(entry, &file->events, list)
+		rdmachan_event_walk_add(w, entry, 0, now);
+	spin_unlock(&file->events_lock);
+}
+
+int rdmachan_cmd_query_events(struct rdmachan_call *call, void *arg)
+{
+	struct rdmachan_query_events *cmd = arg;
+	struct rdmachan_event_walk w = {
+		.id_handle = cmd->id_handle,
+		.max_states = cmd->max_states,
+	};
+	void __user *ustates = u64_to_user_ptr(cmd->states);
+	size_t stride = cmd->state_size, len;
+	struct rdmachan_object *obj;
+	int ret = 0;
+	u32 i;
+
+	if (cmd->__reserved || cmd->out_num_states || cmd->out_queued ||
+	    cmd->out_unacked || cmd->out_destroy_waiting ||
+	    cmd->max_states > RDMACHAN_MAX_EVENT_STATES ||
+	    (cmd->max_states && stride < sizeof(*w.states)))
+		return -EINVAL;
+	if (w.max_states) {
+		w.states = kvcalloc(w.max_states, sizeof(*w.states),
+				    GFP_KERNEL_ACCOUNT);
+		if (!w.states)
+			return -ENOMEM;
+	}
+	rdmachan_event_walk(call->file, &w);
+	/* An id whose destroy waits is out of the table: its events name it. */
+	if (w.id_handle && !w.id_seen) {
+		obj = rdmachan_object_get(call->file, w.id_handle,
+					  RDMACHAN_OBJ_CM_ID);
+		if (!obj) {
+			ret = -ENOENT;
+			goto out;
+		}
+		rdmachan_object_put(obj);
+	}
+	len = min(stride, sizeof(*w.states));
+	for (i = 0; i < w.num_states; i++) {
+		if (copy_to_user(ustates + i * stride, &w.states[i], len) ||
+		    (stride > len && clear_user(ustates + i * stride + len,
+						stride - len))) {
+			ret = -EFAULT;
+			goto out;
+		}
+	}
+	cmd->out_num_states = w.num_states;
+	cmd->out_queued = w.queued;
+	cmd->out_unacked = w.unacked;
+	cmd->out_destroy_waiting = w.destroy_waiting;
+out:
+	kvfree(w.states);
+	return ret;
+}
+
+int rdmachan_cmd_query_async_events(struct rdmachan_call *call, void *arg)
+{
+	struct rdmachan_query_async_events *cmd = arg;
+	struct rdmachan_file *file = call->file;
+	struct rdmachan_async_obj *ao = NULL;
+	struct rdmachan_object *obj;
+
+	if (cmd->__reserved)
+		return -EINVAL;
+	xa_lock(&file->objects);
+	obj = xa_load(&file->objects, cmd->handle);
+	if (obj)
+		ao = rdmachan_async_obj_of(obj);
+	if (ao)
+		kref_get(&obj->ref);
+	xa_unlock(&file->objects);
+	if (!ao)
+		return -ENOENT;
+
+	cmd->out_queued = 0;
+	cmd->out_unacked = 0;
+	cmd->out_unacked_types = 0;
+	cmd->out_unacked_age_ns = 0;
+	cmd->out_flags = 0;
+	cmd->out_comp_unacked = 0;
+	rdmachan_async_obj_query(ao, cmd);
+	if (obj->type == RDMACHAN_OBJ_CQ)
+		cmd->out_comp_unacked =
+			READ_ONCE(container_of(obj, struct rdmachan_cq,
+					       v.obj)->events_unacked);
+	rdmachan_object_put(obj);
+	return 0;
+}
+
+static const char *const rdmachan_qp_state_names[] = {
+	[IB_QPS_RESET] = "RESET",
+	[IB_QPS_INIT] = "INIT",
+	[IB_QPS_RTR] = "RTR",
+	[IB_QPS_RTS] = "RTS",
+	[IB_QPS_SQD] = "SQD",
+	[IB_QPS_SQE] = "SQE",
+	[IB_QPS_ERR] = "ERR",
+};
+
+static const char *rdmachan_qp_state_name(enum ib_qp_state state)
+{
+	if (state < ARRAY_SIZE(rdmachan_qp_state_names))
+		return rdmachan_qp_state_names[state];
+	return "unknown";
+}
+
+static const char *rdmachan_ps_name(enum rdma_ucm_port_space ps)
+{
+	switch (ps) {
+	case RDMA_PS_TCP:
+		return "TCP";
+	case RDMA_PS_UDP:
+		return "UDP";
+	case RDMA_PS_IB:
+		return "IB";
+	case RDMA_PS_IPOIB:
+		return "IPOIB";
+	default:
+		return "unknown";
+	}
+}
+
+static void rdmachan_show_addr(struct seq_file *m, const char *key,
+			       const struct sockaddr_storage *ss)
+{
+	const struct sockaddr_ib *sib = (const struct sockaddr_ib *)ss;
+
+	switch (ss->ss_family) {
+	case AF_INET:
+	case AF_INET6:
+		seq_printf(m, " %s=%pISpc", key, ss);
+		break;
+	case AF_IB:
+		seq_printf(m, " %s=ib:%pI6c", key, &sib->sib_addr);
+		break;
+	default:
+		seq_printf(m, " %s=-", key);
+		break;
+	}
+}
+
+/*
+ * The QP of @id: who owns it, its number and its state. Under id->lock,
+ * which a bound QP's teardown takes to unbind it first.
+ */
+static void rdmachan_show_id_qp(struct seq_file *m, struct rdmachan_cm_id *id)
+{
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
+	enum ib_qp_state state;
+
+	if (id->qp && id->qp->ib) {
+		seq_printf(m, " qp=rdmachan qp_num=%u", id->qp->ib->qp_num);
+		if (!ib_query_qp(id->qp->ib, &attr, IB_QP_STATE, &init))
+			seq_printf(m, " qp_state=%s",
+				   rdmachan_qp_state_name(attr.qp_state));
+	} else if (id->user_qp_file) {
+		seq_printf(m, " qp=uverbs qp_num=%u", id->user_qp_num);
+		if (!rdmachan_user_qp_state(id, &state))
+			seq_printf(m, " qp_state=%s",
+				   rdmachan_qp_state_name(state));
+	} else {
+		seq_puts(m, " qp=-");
+	}
+}
+
+static void rdmachan_show_id(struct seq_file *m, struct rdmachan_cm_id *id)
+{
+	struct rdma_cm_id *cm_id = id->cm_id;
+
+	seq_printf(m, "cm_id:\thandle=%u state=%s", id->handle,
+		   rdmachan_cm_id_state_name(READ_ONCE(id->state)));
+	if (cm_id) {
+		seq_printf(m, " ps=%s qp_type=%s", rdmachan_ps_name(cm_id->ps),
+			   cm_id->qp_type == IB_QPT_UD ? "UD" : "RC");
+		seq_printf(m, " device=%s port=%u",
+			   cm_id->device ? dev_name(&cm_id->device->dev) : "-",
+			   cm_id->port_num);
+		rdmachan_show_addr(m, "src", &cm_id->route.addr.src_addr);
+		rdmachan_show_addr(m, "dst", &cm_id->route.addr.dst_addr);
+	}
+	rdmachan_show_id_qp(m, id);
+	spin_lock(&id->ack_lock);
+	seq_printf(m, " unacked=%u\n", id->unacked);
+	spin_unlock(&id->ack_lock);
+}
+
+/* One CM id at a time, held and locked as a CM call holds it. */
+static void rdmachan_show_ids(struct seq_file *m, struct rdmachan_file *file)
+{
+	struct rdmachan_object *obj;
+	struct rdmachan_cm_id *id;
+	unsigned long index = 0;
+
+	for (;;) {
+		xa_lock(&file->objects);
+		obj = xa_find(&file->objects, &index, ULONG_MAX, XA_PRESENT);
+		while (obj && obj->type != RDMACHAN_OBJ_CM_ID)
+			obj = xa_find_after(&file->objects, &index, ULONG_MAX,
+					    XA_PRESENT);
+		if (obj)
+			kref_get(&obj->ref);
+		xa_unlock(&file->objects);
+		if (!obj)
+			return;
+		id = container_of(obj, struct rdmachan_cm_id, obj);
+		if (mutex_lock_killable(&id->lock)) {
+			rdmachan_object_put(obj);
+			return;
+		}
+		rdmachan_show_id(m, id);
+		mutex_unlock(&id->lock);
+		rdmachan_object_put(obj);
+		index++;
+	}
+}
+
+static void rdmachan_show_events(struct seq_file *m, struct rdmachan_file *file)
+{
+	struct rdmachan_event_walk w = { .max_states = RDMACHAN_FDINFO_MAX_EVENTS };
+	struct rdmachan_event_state *st;
+	u32 i;
+
+	w.states = kvcalloc(w.max_states, sizeof(*w.states), GFP_KERNEL);
+	if (!w.states)
+		w.max_states = 0;
+	rdmachan_event_walk(file, &w);
+	seq_printf(m, "cm_events:\tqueued=%u unacked=%u destroy_waiting=%u\n",
+		   w.queued, w.unacked, w.destroy_waiting);
+	for (i = 0; i < w.num_states; i++) {
+		st = &w.states[i];
+		seq_printf(m, "cm_event:\tid=%u event=%s state=%s handle=%u age_ms=%llu%s\n",
+			   st->id_handle, rdmachan_cm_event_name(st->event),
+			   st->flags & RDMACHAN_EVENT_STATE_UNACKED ?
+			   "unacked" : "queued", st->event_handle,
+			   div_u64(st->age_ns, NSEC_PER_MSEC),
+			   st->flags & RDMACHAN_EVENT_STATE_DESTROY_WAITING ?
+			   " destroy_waiting" : "");
+	}
+	kvfree(w.states);
+}
+
+static const char *const rdmachan_async_kind[] = {
+	[RDMACHAN_OBJ_QP] = "qp",
+	[RDMACHAN_OBJ_CQ] = "cq",
+	[RDMACHAN_OBJ_SRQ] = "srq",
+};
+
+/* A QP, CQ or SRQ with what its events wait for; under the verbs lock. */
+static void rdmachan_show_verbs_obj(struct seq_file *m, unsigned long handle,
+				    struct rdmachan_object *obj,
+				    struct rdmachan_async_obj *ao)
+{
+	struct rdmachan_query_async_events q = {};
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
+	struct rdmachan_qp *qp;
+	struct rdmachan_cq *cq;
+
+	seq_printf(m, "%s:\thandle=%lu", rdmachan_async_kind[obj->type],
+		   handle);
+	if (obj->type == RDMACHAN_OBJ_QP) {
+		qp = container_of(obj, struct rdmachan_qp, v.obj);
+		seq_printf(m, " qp_num=%u", qp->ib->qp_num);
+		if (!ib_query_qp(qp->ib, &attr, IB_QP_STATE, &init))
+			seq_printf(m, " state=%s",
+				   rdmachan_qp_state_name(attr.qp_state));
+	}
+	rdmachan_async_obj_query(ao, &q);
+	seq_printf(m, " async_queued=%u async_unacked=%u", q.out_queued,
+		   q.out_unacked);
+	if (q.out_unacked)
+		seq_printf(m, " async_types=0x%llx async_age_ms=%llu",
+			   q.out_unacked_types,
+			   div_u64(q.out_unacked_age_ns, NSEC_PER_MSEC));
+	if (obj->type == RDMACHAN_OBJ_CQ) {
+		cq = container_of(obj, struct rdmachan_cq, v.obj);
+		seq_printf(m, " comp_unacked=%u", READ_ONCE(cq->events_unacked));
+	}
+	seq_printf(m, "%s\n",
+		   q.out_flags & RDMACHAN_ASYNC_STATE_DESTROY_WAITING ?
+		   " destroy_waiting" : "");
+}
+
+/* Under the verbs lock for read, no verbs object is torn down. */
+static void rdmachan_show_verbs(struct seq_file *m, struct rdmachan_file *file)
+{
+	struct rdmachan_async_obj *ao;
+	struct rdmachan_object *obj;
+	unsigned long handle;
+
+	if (down_read_killable(&file->verbs_lock))
+		return;
+	xa_for_each(&file->objects, handle, obj) {
+		ao = rdmachan_async_obj_of(obj);
+		if (ao && ao->v->live)
+			rdmachan_show_verbs_obj(m, handle, obj, ao);
+	}
+	up_read(&file->verbs_lock);
+}
+
+void rdmachan_show_fdinfo(struct seq_file *m, struct file *filp)
+{
+	struct rdmachan_file *file = filp->private_data;
+
+	seq_printf(m, "rdmachan_owner:\t%d\n", pid_vnr(file->owner));
+	rdmachan_show_ids(m, file);
+	rdmachan_show_events(m, file);
+	rdmachan_show_verbs(m, file);
+}
