@@ -381,6 +381,9 @@ install-userland: lib compat $(STAT_TOOL) $(COMPAT)/rdmachan-run.install
 		sec=$${page##*.}; \
 		install -D -m 644 $$page $(DESTDIR)$(MANDIR)/man$$sec/$$(basename $$page); \
 	done
+	for fn in rdmachan_query_cq_events rdmachan_query_srq_events; do \
+		ln -sf rdmachan_query_qp_events.3 $(DESTDIR)$(MANDIR)/man3/$$fn.3; \
+	done
 
 # The Debian packages (debian/), built from a copy of the tracked sources
 # in build/deb/, where the .deb files land.
