@@ -101,9 +101,7 @@ int rdmachan_cmd_query_events(struct rdmachan_call *call, void *arg)
 	int ret = 0;
 	u32 i;
 
-	if (cmd->__reserved || cmd->out_num_states || cmd->out_queued ||
-	    cmd->out_unacked || cmd->out_destroy_waiting ||
-	    cmd->max_states > RDMACHAN_MAX_EVENT_STATES ||
+	if (cmd->__reserved || cmd->max_states > RDMACHAN_MAX_EVENT_STATES ||
 	    (cmd->max_states && stride < sizeof(*w.states)))
 		return -EINVAL;
 	if (w.max_states) {

@@ -242,10 +242,12 @@ TEST(ioctls_refuse_bad_input)
 	q.flags = 1;
 	EXPECT_EQ(-1, ioctl(fd, RDMACHAN_IOC_QUERY_EVENTS, &q));
 	EXPECT_EQ(EINVAL, errno);
+	/* what a previous call wrote is no input */
 	QUERY();
 	q.out_queued = 1;
-	EXPECT_EQ(-1, ioctl(fd, RDMACHAN_IOC_QUERY_EVENTS, &q));
-	EXPECT_EQ(EINVAL, errno);
+	q.out_num_states = 5;
+	EXPECT_EQ(0, ioctl(fd, RDMACHAN_IOC_QUERY_EVENTS, &q));
+	EXPECT_EQ(0, q.out_queued + q.out_num_states);
 	QUERY();
 	q.state_size = sizeof(states[0]) - 8;
 	EXPECT_EQ(-1, ioctl(fd, RDMACHAN_IOC_QUERY_EVENTS, &q));
