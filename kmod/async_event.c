@@ -151,6 +151,7 @@ static void rdmachan_async_free_list(struct list_head *list)
 /* With q->lock held: whether an event may be queued. */
 static bool rdmachan_async_accepting(struct rdmachan_async_queue *q)
 {
+	lockdep_assert_held(&q->lock);
 	return q->reader && !q->gone;
 }
 
@@ -161,6 +162,7 @@ static bool rdmachan_async_accepting(struct rdmachan_async_queue *q)
 static bool rdmachan_async_enqueue(struct rdmachan_async_queue *q,
 				   struct rdmachan_async_event *ev, bool always)
 {
+	lockdep_assert_held(&q->lock);
 	if (!rdmachan_async_accepting(q) || (ev->ao && ev->ao->dying))
 		return false;
 	if (q->queued >= RDMACHAN_ASYNC_MAX_QUEUED && !always) {

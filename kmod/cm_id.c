@@ -461,7 +461,6 @@ out:
 	return ret;
 }
 
-/* With the id's mutex held. */
 static int rdmachan_cm_conn_param(struct rdmachan_cm_id *id,
 				  const struct rdmachan_conn_param *src,
 				  struct rdma_conn_param *dst)
@@ -469,6 +468,7 @@ static int rdmachan_cm_conn_param(struct rdmachan_cm_id *id,
 	struct rdma_cm_id *cm_id = id->cm_id;
 	int ret;
 
+	lockdep_assert_held(&id->lock);
 	if (src->__reserved)
 		return -EINVAL;
 	memset(dst, 0, sizeof(*dst));

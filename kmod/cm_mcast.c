@@ -122,6 +122,7 @@ static bool rdmachan_mcast_joined_already(struct rdmachan_cm_id *id,
 {
 	struct rdmachan_mcast *mc;
 
+	lockdep_assert_held(&id->lock);
 	list_for_each_entry(mc, &id->mcasts, id_entry)
 		if (!memcmp(&mc->addr, addr, rdma_addr_size(addr)))
 			return true;

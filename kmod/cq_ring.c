@@ -116,6 +116,7 @@ static bool rdmachan_cq_ring_take_device(struct rdmachan_cq *cq)
 	u32 room, want;
 	int got, i;
 
+	lockdep_assert_held(&cq->ring_lock);
 	for (;;) {
 		room = rdmachan_cq_ring_room(cq);
 		if (!room) {
@@ -141,6 +142,7 @@ static bool rdmachan_cq_ring_take_device(struct rdmachan_cq *cq)
  */
 static void rdmachan_cq_ring_drain(struct rdmachan_cq *cq)
 {
+	lockdep_assert_held(&cq->ring_lock);
 	do {
 		if (!rdmachan_cq_ring_take_device(cq))
 			return;
@@ -185,6 +187,8 @@ static bool rdmachan_cq_ring_take_saved(struct rdmachan_cq *cq)
 	struct rdmachan_cq_ring_mem *mem = cq->ring;
 	u32 n = 0;
 
+	lockdep_assert_held(&cq->poll_lock);
+	lockdep_assert_held(&cq->ring_lock);
 	while (cq->saved_next < cq->saved_num && rdmachan_cq_ring_room(cq)) {
 		mem->ring->wcs[cq->ring_prod++ & (mem->entries - 1)] =
 			cq->saved[cq->saved_next++];
@@ -212,6 +216,7 @@ int rdmachan_cq_ring_save(struct rdmachan_cq *cq)
 	u32 before;
 	int taken;
 
+	lockdep_assert_held(&cq->poll_lock);
 	if (!cq->ring_device)
 		return 0;
 	spin_lock_irq(&cq->ring_lock);
@@ -233,6 +238,7 @@ static bool rdmachan_cq_ring_refill(struct rdmachan_cq *cq, u32 consumer)
 {
 	bool empty = false;
 
+	lockdep_assert_held(&cq->poll_lock);
 	spin_lock_irq(&cq->ring_lock);
 	cq->ring_cons = consumer;
 	rdmachan_cq_ring_set_stalled(cq, false);

@@ -102,6 +102,7 @@ static int rdmachan_sge_check(struct rdmachan_pd *pd, const struct ib_sge *sge,
 {
 	struct rdmachan_mr *mr = xa_load(&pd->mrs, sge->lkey);
 
+	lockdep_assert_held(&pd->v.file->verbs_lock);
 	if (!mr)
 		return -EINVAL;
 	if (device_writes && !(mr->access & IB_ACCESS_LOCAL_WRITE))

@@ -235,6 +235,7 @@ static void rdmachan_show_id_qp(struct seq_file *m, struct rdmachan_cm_id *id)
 	struct ib_qp_attr attr;
 	enum ib_qp_state state;
 
+	lockdep_assert_held(&id->lock);
 	if (id->qp && id->qp->ib) {
 		seq_printf(m, " qp=rdmachan qp_num=%u", id->qp->ib->qp_num);
 		if (!ib_query_qp(id->qp->ib, &attr, IB_QP_STATE, &init))
@@ -343,6 +344,7 @@ static void rdmachan_show_verbs_obj(struct seq_file *m, unsigned long handle,
 	struct rdmachan_qp *qp;
 	struct rdmachan_cq *cq;
 
+	lockdep_assert_held(&ao->v->file->verbs_lock);
 	seq_printf(m, "%s:\thandle=%lu", rdmachan_async_kind[obj->type],
 		   handle);
 	if (obj->type == RDMACHAN_OBJ_QP) {

@@ -20,6 +20,44 @@
 #include "compat/compat.h"
 
 /*
+ * Lock order. A lock is taken only while holding locks above it on its
+ * own line of descent, never the other way round; locks on separate
+ * branches are not held together.
+ *
+ *   rdmachan_file.verbs_lock (rwsem)
+ *     rdmachan_device.removal_lock (rwsem, read: rdmachan_device_enter())
+ *       rdmachan_cm_id.lock (mutex)
+ *         the CM's handler lock of the id (rdma_lock_handler(); the CM
+ *         holds it around rdmachan_cm_event_handler(): for a connect
+ *         request the listen id's, then the new id's)
+ *           rdmachan_cm_id.request_lock (mutex)
+ *             rdmachan_file.events_lock (spinlock; of two files, the
+ *             one at the lower address first)
+ *               rdmachan_cm_id.ack_lock, xa_lock(rdmachan_file.objects)
+ *           rdmachan_qp.modify_lock (mutex), rdmachan_qp.bind_lock
+ *         rdmachan_cm_id.ack_lock
+ *       rdmachan_cq.poll_lock (mutex)
+ *         rdmachan_cq.ring_lock (irq-safe) -> the driver's CQ lock
+ *         rdmachan_cq.saved_lock, xa_lock(rdmachan_cq.qps)
+ *       rdmachan_device.verbs_lock, rdmachan_device.charge_lock (mutexes),
+ *       xa_lock(rdmachan_pd.mrs), rdmachan_comp_channel.lock and
+ *       rdmachan_async_queue.lock (irq-safe)
+ *   rdmachan_file.ack_lock (mutex)
+ *     xa_lock(rdmachan_file.delivered), rdmachan_cm_id.ack_lock
+ *   rdmachan_device.async_lock (mutex; also under ib_core's event
+ *   handler rwsem) -> rdmachan_async_queue.lock
+ *   rdmachan_devices_lock (mutex) -> xa_lock(rdmachan_devices)
+ *
+ * rdma_destroy_id() and cancel_work_sync() of an id's removal work wait
+ * for the CM's handlers: they are called with none of these held. The
+ * handler lock is the CM's own and cannot be asserted; functions that
+ * need it say so. Copies to and from userspace and page pinning take
+ * mmap_lock under verbs_lock, removal_lock and poll_lock; mmap() takes
+ * only xa_lock(objects) under it. Device removal (ib_core's remove
+ * callback) takes these one after another, each from the top of its line.
+ */
+
+/*
  * Verbs objects are torn down in this order when their device goes away
  * or their file closes, so that no object outlives one it depends on.
  */

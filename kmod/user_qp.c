@@ -147,6 +147,7 @@ int rdmachan_user_qp_state(struct rdmachan_cm_id *id, enum ib_qp_state *state)
 	struct ib_qp *qp;
 	int ret = -ENOENT;
 
+	lockdep_assert_held(&id->lock);
 	if (!id->user_qp_file || !id->cm_id)
 		return -ENOENT;
 	res = rdma_restrack_get_byid(id->cm_id->device, RDMA_RESTRACK_QP,
@@ -233,6 +234,7 @@ static int rdmachan_user_qp_bind(struct rdmachan_cm_id *id, int fd, u32 qpn)
 	struct ib_qp *qp;
 	int ret;
 
+	lockdep_assert_held(&id->lock);
 	if (id->qp || id->user_qp_file || !cm_id->device)
 		return -EINVAL;
 	ufile = fget(fd);
@@ -310,6 +312,7 @@ struct file *rdmachan_user_qp_unbind(struct rdmachan_cm_id *id)
 {
 	struct file *ufile = id->user_qp_file;
 
+	lockdep_assert_held(&id->lock);
 	if (ufile)
 		rdmachan_count_dec(RDMACHAN_COUNT_USER_QPS);
 	id->user_qp_file = NULL;

@@ -346,6 +346,7 @@ int rdmachan_cq_save_locked(struct rdmachan_cq *cq)
 	u32 room = cq->ib->cqe;
 	int got, i, taken = 0;
 
+	lockdep_assert_held(&cq->poll_lock);
 	if (!cq->saved) {
 		saved = kvcalloc(room, sizeof(*saved), GFP_KERNEL);
 		spin_lock(&cq->saved_lock);
@@ -376,6 +377,7 @@ int rdmachan_cq_save(struct rdmachan_verbs_obj *v)
 	struct rdmachan_cq *cq = container_of(v, struct rdmachan_cq, v);
 	int taken;
 
+	lockdep_assert_held(&v->file->verbs_lock);
 	mutex_lock(&cq->poll_lock);
 	if (cq->ring)
 		taken = rdmachan_cq_ring_save(cq);
@@ -391,6 +393,7 @@ void rdmachan_cq_forget_gone(struct rdmachan_cq *cq)
 	unsigned long index;
 	void *entry;
 
+	lockdep_assert_held(&cq->poll_lock);
 	xa_for_each(&cq->qps, index, entry)
 		if (xa_to_value(entry) & 1)
 			xa_erase(&cq->qps, index);
@@ -407,6 +410,7 @@ int rdmachan_cq_add_qp(struct rdmachan_cq *cq, struct ib_qp *ibqp)
 	void *old;
 	int ret;
 
+	lockdep_assert_held(&cq->v.file->verbs_lock);
 	mutex_lock(&cq->poll_lock);
 	old = xa_load(&cq->qps, (unsigned long)ibqp);
 	if (old) {
@@ -425,11 +429,15 @@ int rdmachan_cq_add_qp(struct rdmachan_cq *cq, struct ib_qp *ibqp)
 	return ret;
 }
 
-/* The QP is being destroyed, with the file's verbs_lock held for write. */
+/*
+ * The QP is being destroyed, with the file's verbs_lock held: for write
+ * by a destroy, for read by a create that failed.
+ */
 void rdmachan_cq_qp_gone(struct rdmachan_cq *cq, struct ib_qp *ibqp)
 {
 	void *entry;
 
+	lockdep_assert_held(&cq->v.file->verbs_lock);
 	mutex_lock(&cq->poll_lock);
 	entry = xa_load(&cq->qps, (unsigned long)ibqp);
 	if (entry && !(xa_to_value(entry) & 1)) {
@@ -526,6 +534,7 @@ static bool rdmachan_cq_busy_poll(struct rdmachan_cq *cq, bool busy,
 {
 	u64 now = local_clock();
 
+	lockdep_assert_held(&cq->poll_lock);
 	if (!*deadline) {
 		if (!busy || !cq->last_empty_ns || !READ_ONCE(busy_poll_us) ||
 		    now - cq->last_empty_ns > RDMACHAN_BUSY_POLL_GAP_NS)

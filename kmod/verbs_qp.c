@@ -50,6 +50,7 @@ struct rdmachan_qp *rdmachan_cm_unbind_qp(struct rdmachan_cm_id *id,
 	struct rdmachan_qp *qp = id->qp;
 	struct rdmachan_mcast *mc;
 
+	lockdep_assert_held(&id->lock);
 	if (!qp)
 		return NULL;
 	/* Attached groups hold the QP (ib_destroy_qp() would fail). */
@@ -95,6 +96,7 @@ int rdmachan_qp_flush(struct rdmachan_verbs_obj *v)
 	struct rdmachan_qp *qp = container_of(v, struct rdmachan_qp, v);
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 
+	lockdep_assert_held(&v->file->verbs_lock);
 	ib_modify_qp(qp->ib, &attr, IB_QP_STATE);
 	local_bh_disable();
 	local_bh_enable();
