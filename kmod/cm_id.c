@@ -480,7 +480,7 @@ static int rdmachan_cm_conn_param(struct rdmachan_cm_id *id,
 	dst->retry_count = src->retry_count;
 	dst->rnr_retry_count = src->rnr_retry_count;
 	dst->srq = src->srq;
-	dst->qp_num = src->qp_num & 0xffffff;
+	dst->qp_num = src->qp_num & RDMACHAN_QPN_MASK;
 	/* The CM knows an RC QP of its own; a UD QP is named here. */
 	if (id->qp) {
 		dst->qp_num = id->qp->ib->qp_num;

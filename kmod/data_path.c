@@ -17,6 +17,9 @@
 
 #include "rdmachan.h"
 
+/* libibverbs' IBV_WR_DRIVER1, where uverbs has RDMA_READ_WITH_INV */
+#define RDMACHAN_IBV_WR_DRIVER1	11
+
 /*
  * Room on the stack, for the common small post. It is written before it
  * is read, so it is left out of CONFIG_INIT_STACK_ALL_ZERO's zeroing
@@ -199,8 +202,12 @@ static int rdmachan_send_wr_in(struct rdmachan_file *file,
 		w->atomic.rkey = u->rkey;
 		device_writes = true;
 		break;
-	/* IBV_WR_LOCAL_INV, _BIND_MW, _SEND_WITH_INV, _TSO, _DRIVER1 */
-	case 7 ... 11:
+	/* libibverbs' opcodes are the uverbs ABI's up to TSO */
+	case IB_UVERBS_WR_LOCAL_INV:
+	case IB_UVERBS_WR_BIND_MW:
+	case IB_UVERBS_WR_SEND_WITH_INV:
+	case IB_UVERBS_WR_TSO:
+	case RDMACHAN_IBV_WR_DRIVER1:
 		return -EOPNOTSUPP;
 	default:
 		return -EINVAL;
@@ -214,7 +221,7 @@ static int rdmachan_send_wr_in(struct rdmachan_file *file,
 		if (ah->pd != qp->pd)
 			return -EINVAL;
 		w->ud.ah = ah->ib;
-		w->ud.remote_qpn = u->remote_qpn & 0xffffff;
+		w->ud.remote_qpn = u->remote_qpn & RDMACHAN_QPN_MASK;
 		w->ud.remote_qkey = u->remote_qkey;
 	}
 

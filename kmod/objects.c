@@ -148,6 +148,8 @@ out:
 }
 
 #define RDMACHAN_ACK_WAIT_LOG_SECS	5
+/* room for the names of every CM or async event type at once */
+#define RDMACHAN_TYPE_NAMES_LEN		192
 
 /* " NAME" for each type with a count in @by_type, into @buf. */
 void rdmachan_format_types(char *buf, size_t len, const unsigned int *by_type,
@@ -170,7 +172,7 @@ static int rdmachan_wait_acks_logged(wait_queue_head_t *wq,
 						      size_t len),
 				     void *arg)
 {
-	char types[192] = "";
+	char types[RDMACHAN_TYPE_NAMES_LEN] = "";
 	unsigned int left;
 	long ret;
 

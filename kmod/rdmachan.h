@@ -244,6 +244,10 @@ struct rdmachan_context {
 
 #define RDMACHAN_CM_EVENT_TYPES	(RDMA_CM_EVENT_TIMEWAIT_EXIT + 1)
 
+/* QP numbers and packet sequence numbers are 24 bits on the wire */
+#define RDMACHAN_QPN_MASK	0xffffff
+#define RDMACHAN_PSN_MASK	0xffffff
+
 enum rdmachan_conn_end {
 	RDMACHAN_CONN_NONE,
 	/* CONNECT was made, its REQ is out: nothing to answer yet */

@@ -343,7 +343,7 @@ int rdmachan_cmd_bind_user_qp(struct rdmachan_call *call, void *arg)
 		ret = ufile ? 0 : -EINVAL;
 	} else {
 		ret = rdmachan_user_qp_bind(id, cmd->uverbs_fd,
-					    cmd->qp_num & 0xffffff);
+					    cmd->qp_num & RDMACHAN_QPN_MASK);
 	}
 	rdmachan_cm_id_unlock(id);
 	if (ufile)

@@ -339,10 +339,10 @@ static int rdmachan_qp_type(u32 type, enum ib_qp_type *ib_type)
 	case IB_QPT_UD:
 		*ib_type = type;
 		return 0;
-	/* IBV_QPT_RAW_PACKET, IBV_QPT_XRC_SEND, IBV_QPT_XRC_RECV */
-	case 8:
-	case 9:
-	case 10:
+	/* libibverbs' QP types are the kernel's */
+	case IB_QPT_RAW_PACKET:
+	case IB_QPT_XRC_INI:
+	case IB_QPT_XRC_TGT:
 		return -EOPNOTSUPP;
 	default:
 		return -EINVAL;
@@ -561,8 +561,8 @@ static int rdmachan_qp_attr_in(struct ib_qp *ibqp,
 	attr->path_mig_state = a->path_mig_state;
 	attr->qkey = a->qkey;
 	/* PSNs have 24 bits; the core would warn about more. */
-	attr->rq_psn = a->rq_psn & 0xffffff;
-	attr->sq_psn = a->sq_psn & 0xffffff;
+	attr->rq_psn = a->rq_psn & RDMACHAN_PSN_MASK;
+	attr->sq_psn = a->sq_psn & RDMACHAN_PSN_MASK;
 	attr->dest_qp_num = a->dest_qp_num;
 	attr->qp_access_flags = a->qp_access_flags;
 	attr->pkey_index = a->pkey_index;

@@ -42,6 +42,9 @@ struct cm_id;
 
 #define CM_MAX_PENDING_ACKS 64
 
+/* the 3-bit retry counts' largest value: librdmacm's default without conn_param */
+#define CM_MAX_RETRY 7
+
 struct cm_channel {
 	/* what programs see: the file descriptor */
 	struct rdma_event_channel ch;

@@ -462,8 +462,8 @@ static int cm_fill_conn(const struct cm_id *id,
 	if (id->id.qp)
 		dst->srq = !!id->id.qp->srq;
 	if (!src) {
-		dst->retry_count = 7;
-		dst->rnr_retry_count = 7;
+		dst->retry_count = CM_MAX_RETRY;
+		dst->rnr_retry_count = CM_MAX_RETRY;
 		return 0;
 	}
 	dst->flow_control = src->flow_control;
