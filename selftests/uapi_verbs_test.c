@@ -916,12 +916,12 @@ TEST_F(rc, request_and_sge_limits)
 	EXPECT_EQ(EINVAL, raw_post_send1(self->fd, self->qp[0], &swr,
 					 self->buf, 16, self->mr.lkey));
 	swr.send_flags = IBV_SEND_SIGNALED;
-	swr.opcode = IBV_WR_LOCAL_INV;
-	EXPECT_EQ(EOPNOTSUPP, raw_post_send1(self->fd, self->qp[0], &swr,
-					     self->buf, 16, self->mr.lkey));
-	swr.opcode = IBV_WR_BIND_MW;
-	EXPECT_EQ(EOPNOTSUPP, raw_post_send1(self->fd, self->qp[0], &swr,
-					     self->buf, 16, self->mr.lkey));
+	/* libibverbs' opcodes the module does not offer */
+	for (swr.opcode = IBV_WR_LOCAL_INV; swr.opcode <= IBV_WR_DRIVER1;
+	     swr.opcode++)
+		EXPECT_EQ(EOPNOTSUPP, raw_post_send1(self->fd, self->qp[0],
+						     &swr, self->buf, 16,
+						     self->mr.lkey));
 	/* the kernel's own IB_WR_REG_MR and friends */
 	for (swr.opcode = 12; swr.opcode < 0x40; swr.opcode++)
 		EXPECT_EQ(EINVAL, raw_post_send1(self->fd, self->qp[0], &swr,
@@ -1020,6 +1020,14 @@ TEST_F(rc, destroyed_and_foreign_handles)
 	init.srq = 0;
 	init.recv_cq = self->pd;
 	EXPECT_EQ(ENOENT, raw_create_qp(self->fd, &init, &qp, NULL, NULL));
+	/* QP types libibverbs has and the module does not */
+	init.recv_cq = self->cq;
+	for (init.qp_type = IBV_QPT_RAW_PACKET; init.qp_type <= IBV_QPT_XRC_RECV;
+	     init.qp_type++)
+		EXPECT_EQ(EOPNOTSUPP, raw_create_qp(self->fd, &init, &qp,
+						    NULL, NULL));
+	init.qp_type = IBV_QPT_XRC_RECV + 1;
+	EXPECT_EQ(EINVAL, raw_create_qp(self->fd, &init, &qp, NULL, NULL));
 	EXPECT_EQ(ENOENT, post_recv_lkey(self->fd, self->cq, self->buf, 16,
 					 self->mr.lkey, &posted));
 	close(fd2);
