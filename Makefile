@@ -58,7 +58,7 @@ SELFTEST_CFLAGS := $(USER_CFLAGS) -I$(LINUX_SRC)/tools/testing/selftests \
 	-Wno-unused-parameter -Wno-sign-compare
 # Selftests written only against the rdma-core API: `make selftests-stock`
 # builds them against the stock librdmacm/libibverbs into build/selftests-stock,
-# to validate them on the stock stack (selftests/run-stock).
+# to validate them on the stock stack (`make check-stock`).
 API_SELFTESTS := cm_api_test cm_channel_test cm_connect_test cm_events_test \
 	cm_storm_test cm_sync_test cm_faults_test cm_qp_api_test \
 	$(patsubst selftests/%.c,%,$(wildcard selftests/verbs_*_test.c))

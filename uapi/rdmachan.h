@@ -786,6 +786,7 @@ struct rdmachan_set_option {
  * @out_retry_cnt: see struct ibv_qp_attr
  * @out_rnr_retry: see struct ibv_qp_attr
  * @out_ah_attr: see struct ibv_qp_attr
+ * @__reserved: must be 0
  */
 struct rdmachan_init_qp_attr {
 	__u32 size;
@@ -1716,6 +1717,7 @@ struct rdmachan_query_events {
  * @out_comp_unacked: a CQ's completion events taken from its channel
  *	and not acknowledged (RDMACHAN_IOC_ACK_CQ_EVENTS); 0 otherwise
  * @out_flags: RDMACHAN_ASYNC_STATE_* bits
+ * @__reserved: must be 0
  */
 struct rdmachan_query_async_events {
 	__u32 size;
