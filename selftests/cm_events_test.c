@@ -22,8 +22,6 @@
  * harness's default 30 s for the whole test.
  */
 #define NETDEV_TIMEOUT_S 180
-/* how long device removal may take to report DEVICE_REMOVAL */
-#define REMOVAL_WAIT_MS	(10 * CM_TIMEOUT_MS)
 
 static const struct {
 	enum rdma_cm_event_type type;
@@ -219,11 +217,8 @@ static int removal_user(int ready)
 
 	if (write(ready, "r", 1) != 1)
 		return 17;
-	/*
-	 * Device removal is slow under the debug kernel: about 50 s on a
-	 * busy two-core host, under 1 s otherwise.
-	 */
-	end = cm_now_ms() + REMOVAL_WAIT_MS;
+	/* device removal is slow under the debug kernel */
+	end = cm_now_ms() + 5 * CM_TIMEOUT_MS;
 	while (n < NBOUND + 1 && cm_now_ms() < end) {
 		if (cm_get_event(ch, &ev, 5 * CM_TIMEOUT_MS))
 			break;
@@ -309,11 +304,11 @@ TEST_F_TIMEOUT(removal, device_removal_under_ids, NETDEV_TIMEOUT_S)
 	t0 = cm_now_ms();
 	del = cm_spawn("rdma link delete " RDMACHAN_TEST_DEVICE);
 	ASSERT_LE(0, del);
-	status = cm_wait_pid(user, REMOVAL_WAIT_MS + 2 * CM_TIMEOUT_MS);
+	status = cm_wait_pid(user, 6 * CM_TIMEOUT_MS);
 	ASSERT_TRUE(WIFEXITED(status)) TH_LOG("user status %#x", status);
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	/* slow under the debug kernel, more so with stock's uverbs to close */
-	del_status = cm_wait_pid(del, REMOVAL_WAIT_MS + 2 * CM_TIMEOUT_MS);
+	del_status = cm_wait_pid(del, 6 * CM_TIMEOUT_MS);
 	TH_LOG("rdma link delete took %ld ms", cm_now_ms() - t0);
 	ASSERT_TRUE(WIFEXITED(del_status));
 	ASSERT_EQ(0, WEXITSTATUS(del_status));
