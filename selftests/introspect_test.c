@@ -431,6 +431,81 @@ TEST_F(async, cq_completion_events_unacked)
 	ASSERT_EQ(1, vt_poll(&self->p.s, &wc, 1, CM_TIMEOUT_MS));
 }
 
+/* The handle of the first CM id on @fd, from its fdinfo; 0 if none. */
+static __u32 first_id_handle(int fd)
+{
+	char path[64], line[512];
+	unsigned int handle = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (!handle && fgets(line, sizeof(line), f))
+		if (sscanf(line, "cm_id:\thandle=%u", &handle) != 1)
+			handle = 0;
+	fclose(f);
+	return handle;
+}
+
+/*
+ * The raw ioctls: a longer struct with a zero tail is taken, a non-zero
+ * tail is E2BIG, a short one EINVAL; another file's handles are ENOENT,
+ * as is a handle of the wrong kind.
+ */
+TEST_F(async, ioctl_sizes_and_foreign_handles)
+{
+	struct {
+		struct rdmachan_query_async_events q;
+		__u64 tail;
+	} big = {};
+	struct {
+		struct rdmachan_query_events q;
+		__u64 tail;
+	} bige = {};
+	struct ibv_context *ctx = self->p.c.id->verbs;
+	uint32_t qp = self->p.c.id->qp->handle;
+	int fd = open("/dev/rdmachan", O_RDWR | O_CLOEXEC);
+
+	ASSERT_LE(0, fd);
+	big.q.size = sizeof(big);
+	big.q.handle = qp;
+	EXPECT_EQ(0, ioctl(ctx->cmd_fd, RDMACHAN_IOC_QUERY_ASYNC_EVENTS, &big));
+	big.tail = 1;
+	EXPECT_EQ(-1, ioctl(ctx->cmd_fd, RDMACHAN_IOC_QUERY_ASYNC_EVENTS, &big));
+	EXPECT_EQ(E2BIG, errno);
+	big.tail = 0;
+	big.q.size = 8;
+	EXPECT_EQ(-1, ioctl(ctx->cmd_fd, RDMACHAN_IOC_QUERY_ASYNC_EVENTS, &big));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, ioctl(ctx->cmd_fd, RDMACHAN_IOC_QUERY_ASYNC_EVENTS,
+			    (void *)8));
+	EXPECT_EQ(EFAULT, errno);
+	/* the QP's handle on another file, and a PD's on its own */
+	big.q.size = sizeof(big.q);
+	EXPECT_EQ(-1, ioctl(fd, RDMACHAN_IOC_QUERY_ASYNC_EVENTS, &big));
+	EXPECT_EQ(ENOENT, errno);
+	big.q.handle = self->p.c.pd->handle;
+	EXPECT_EQ(-1, ioctl(ctx->cmd_fd, RDMACHAN_IOC_QUERY_ASYNC_EVENTS, &big));
+	EXPECT_EQ(ENOENT, errno);
+
+	bige.q.size = sizeof(bige);
+	EXPECT_EQ(0, ioctl(self->p.cch->fd, RDMACHAN_IOC_QUERY_EVENTS, &bige));
+	bige.tail = 1;
+	EXPECT_EQ(-1, ioctl(self->p.cch->fd, RDMACHAN_IOC_QUERY_EVENTS, &bige));
+	EXPECT_EQ(E2BIG, errno);
+	/* the client's id, on its own channel and on a new file */
+	bige.tail = 0;
+	bige.q.size = sizeof(bige.q);
+	bige.q.id_handle = first_id_handle(self->p.cch->fd);
+	ASSERT_NE(0, bige.q.id_handle);
+	ASSERT_EQ(0, ioctl(self->p.cch->fd, RDMACHAN_IOC_QUERY_EVENTS, &bige));
+	EXPECT_EQ(-1, ioctl(fd, RDMACHAN_IOC_QUERY_EVENTS, &bige));
+	EXPECT_EQ(ENOENT, errno);
+	close(fd);
+}
+
 TEST_F(async, srq_and_bad_arguments)
 {
 	struct ibv_srq_init_attr init = { .attr = { .max_wr = 8, .max_sge = 1 } };

@@ -322,14 +322,14 @@ static void print_json_record(const struct record *r)
 	putchar('}');
 }
 
+/* ,"NAME":[...] with the records of @kind. */
 static void print_json_kind(const struct rdmachan_fd *rf, const char *kind,
-			    const char *name, bool *first_key)
+			    const char *name)
 {
 	bool first = true;
 	int i;
 
-	printf("%s\"%s\":[", *first_key ? "" : ",", name);
-	*first_key = false;
+	printf(",\"%s\":[", name);
 	for (i = 0; i < rf->nrecords; i++) {
 		if (strcmp(rf->records[i].kind, kind))
 			continue;
@@ -343,7 +343,6 @@ static void print_json_kind(const struct rdmachan_fd *rf, const char *kind,
 
 static void print_json(const struct rdmachan_fd *rf, bool first)
 {
-	bool first_key = false;
 	int i;
 
 	printf("%s{\"pid\":%d,\"comm\":", first ? "" : ",", rf->pid);
@@ -354,13 +353,11 @@ static void print_json(const struct rdmachan_fd *rf, bool first)
 			printf(",\"cm_events_total\":");
 			print_json_record(&rf->records[i]);
 		}
-	putchar(',');
-	first_key = true;
-	print_json_kind(rf, "cm_id", "cm_ids", &first_key);
-	print_json_kind(rf, "cm_event", "cm_events", &first_key);
-	print_json_kind(rf, "qp", "qps", &first_key);
-	print_json_kind(rf, "cq", "cqs", &first_key);
-	print_json_kind(rf, "srq", "srqs", &first_key);
+	print_json_kind(rf, "cm_id", "cm_ids");
+	print_json_kind(rf, "cm_event", "cm_events");
+	print_json_kind(rf, "qp", "qps");
+	print_json_kind(rf, "cq", "cqs");
+	print_json_kind(rf, "srq", "srqs");
 	putchar('}');
 }
 
