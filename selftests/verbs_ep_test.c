@@ -253,11 +253,19 @@ TEST_F_TIMEOUT(ep, client_and_server_exchange, TIMEOUT_S)
 	EXPECT_TRUE(vt_check(area + AREA, AREA / 2, 42));
 	EXPECT_TRUE(vt_check(area + AREA + AREA / 2, AREA / 2, 43));
 
-	/* done: an inline send from unregistered memory (NULL mr) */
+	/*
+	 * done: an inline send from unregistered memory (NULL mr). The
+	 * server checks what it got and disconnects at once; its DREQ moves
+	 * this QP to the error state, which flushes the send if the ACK of
+	 * "done" has not been processed here yet.
+	 */
 	ASSERT_EQ(0, rdma_post_send(id, NULL, "done", 5, NULL,
 				    IBV_SEND_INLINE));
 	ASSERT_EQ(1, rdma_get_send_comp(id, &wc));
-	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	EXPECT_TRUE(wc.status == IBV_WC_SUCCESS ||
+		    wc.status == IBV_WC_WR_FLUSH_ERR) {
+		TH_LOG("the send of done completed with status %d", wc.status);
+	}
 
 	/*
 	 * Both ends disconnect (the server once it has "done"); on a
