@@ -1201,7 +1201,7 @@ static u8 qp_next(struct thr *t, struct vobj *qp, struct rdmachan_modify_qp *a)
 static bool qp_device_moved(struct thr *t, const struct call *c,
 			    struct vobj *qp)
 {
-	struct rdmachan_modify_qp q = {
+	struct rdmachan_query_qp q = {
 		.size = sizeof(q), .qp = qp->handle, .attr_mask = IBV_QP_STATE,
 	};
 
@@ -1210,9 +1210,9 @@ static bool qp_device_moved(struct thr *t, const struct call *c,
 		     strerrorname_np(errno) ?: "?");
 		return true;
 	}
-	if (q.attr.qp_state != QPS_ERR || (!qp->posted && !qp->srq)) {
+	if (q.out_attr.qp_state != QPS_ERR || (!qp->posted && !qp->srq)) {
 		fail(t, "%s: UD QP refused its next state; it is in state %u, the model has %u, %s posted to",
-		     c->desc, q.attr.qp_state, qp->qps,
+		     c->desc, q.out_attr.qp_state, qp->qps,
 		     qp->posted || qp->srq ? "requests were" : "nothing was");
 		/* what was done to it, and the rest of its file */
 		journal_dump(t->w, c->fi);

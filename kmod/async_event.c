@@ -21,6 +21,7 @@
 #include <linux/sched/mm.h>
 #include <linux/uaccess.h>
 
+#include "ioctl_args.h"
 #include "rdmachan.h"
 
 struct rdmachan_async_event {
@@ -472,16 +473,14 @@ static int rdmachan_get_async_event(struct file *filp,
 	struct rdmachan_get_async_event out;
 	struct rdmachan_async_event *ev;
 	bool nonblock, gone;
-	u32 usize;
+	int usize;
 	int ret;
 
-	if (get_user(usize, &uarg->size))
-		return -EFAULT;
-	if (usize < sizeof(out))
-		return -EINVAL;
-	ret = copy_struct_from_user(&out, sizeof(out), uarg, usize);
-	if (ret)
-		return ret;
+	usize = rdmachan_copy_args(&out, sizeof(out),
+				   offsetofend(typeof(out), out_user_context),
+				   uarg);
+	if (usize < 0)
+		return usize;
 	if (out.flags & ~RDMACHAN_GET_ASYNC_EVENT_NONBLOCK)
 		return -EINVAL;
 	nonblock = (out.flags & RDMACHAN_GET_ASYNC_EVENT_NONBLOCK) ||
@@ -501,9 +500,10 @@ static int rdmachan_get_async_event(struct file *filp,
 	out.out_port_num = ev->port_num;
 	out.out_handle = ev->ao ? ev->ao->v->handle : 0;
 	out.out_user_context = ev->ao ? ev->ao->user_context : 0;
-	if (copy_to_user(uarg, &out, sizeof(out))) {
+	ret = rdmachan_copy_result(uarg, usize, &out, sizeof(out));
+	if (ret) {
 		rdmachan_async_untake(q, ev);
-		return -EFAULT;
+		return ret;
 	}
 	rdmachan_async_event_free(ev);
 	return 0;
@@ -514,9 +514,7 @@ static long rdmachan_async_ioctl(struct file *filp, unsigned int cmd,
 {
 	struct rdmachan_async_queue *q = filp->private_data;
 
-	if (_IOC_TYPE(cmd) != RDMACHAN_IOCTL_TYPE ||
-	    _IOC_DIR(cmd) != (_IOC_READ | _IOC_WRITE) ||
-	    _IOC_NR(cmd) != RDMACHAN_CMD_GET_ASYNC_EVENT)
+	if (!rdmachan_ioctl_is(cmd, RDMACHAN_IOC_GET_ASYNC_EVENT))
 		return -ENOTTY;
 	if (task_tgid(current) != q->owner)
 		return -EACCES;
@@ -628,7 +626,9 @@ static int rdmachan_async_attach(struct rdmachan_async_queue *q,
 /* Writes out_fd itself, before the descriptor is installed. */
 int rdmachan_cmd_open_async_fd(struct rdmachan_call *call, void *arg)
 {
-	struct rdmachan_open_async_fd __user *uarg = call->uarg;
+	s32 __user *out_fd = rdmachan_call_result(call,
+						  struct rdmachan_open_async_fd,
+						  out_fd);
 	struct rdmachan_open_async_fd *cmd = arg;
 	struct rdmachan_async_queue *q;
 	struct rdmachan_object *obj;
@@ -657,7 +657,7 @@ int rdmachan_cmd_open_async_fd(struct rdmachan_call *call, void *arg)
 		goto err_fd;
 	}
 	ret = rdmachan_async_attach(q, filp);
-	if (!ret && put_user(fd, &uarg->out_fd))
+	if (!ret && put_user(fd, out_fd))
 		ret = -EFAULT;
 	if (ret) {
 		fput(filp);

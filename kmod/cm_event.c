@@ -456,7 +456,12 @@ static int rdmachan_cm_ack(struct rdmachan_file *file, u64 uhandles, u32 num)
 int rdmachan_cmd_get_events(struct rdmachan_call *call, void *arg)
 {
 	struct rdmachan_get_events *cmd = arg;
-	struct rdmachan_get_events __user *uarg = call->uarg;
+	u32 __user *out_num_events =
+		rdmachan_call_result(call, struct rdmachan_get_events,
+				     out_num_events);
+	u32 __user *num_acks = rdmachan_call_result(call,
+						    struct rdmachan_get_events,
+						    num_acks);
 	struct rdmachan_file *file = call->file;
 	bool nonblock = (cmd->flags & RDMACHAN_GET_EVENTS_NONBLOCK) ||
 			(call->filp->f_flags & O_NONBLOCK);
@@ -466,7 +471,7 @@ int rdmachan_cmd_get_events(struct rdmachan_call *call, void *arg)
 
 	if (cmd->max_events && cmd->event_size < RDMACHAN_CM_EVENT_SIZE_V1)
 		return -EINVAL;
-	if (put_user(0, &uarg->out_num_events))
+	if (put_user(0, out_num_events))
 		return -EFAULT;
 	if (cmd->num_acks) {
 		ret = rdmachan_cm_ack(file, cmd->acks, cmd->num_acks);
@@ -475,7 +480,7 @@ int rdmachan_cmd_get_events(struct rdmachan_call *call, void *arg)
 	}
 	while (n < cmd->max_events) {
 		ret = rdmachan_cm_deliver(file, events + (size_t)n * cmd->event_size,
-					  cmd->event_size, &uarg->out_num_events,
+					  cmd->event_size, out_num_events,
 					  n + 1);
 		if (ret > 0) {
 			n++;
@@ -490,7 +495,7 @@ int rdmachan_cmd_get_events(struct rdmachan_call *call, void *arg)
 						       rdmachan_cm_events_pending(file));
 		if (!ret)
 			continue;
-		if (cmd->num_acks && put_user(0, &uarg->num_acks))
+		if (cmd->num_acks && put_user(0, num_acks))
 			return -EFAULT;
 		return ret;
 	}

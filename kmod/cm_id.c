@@ -356,7 +356,7 @@ int rdmachan_cmd_bind_addr(struct rdmachan_call *call, void *arg)
 	if (cmd->__reserved || !rdmachan_cm_addr_valid(&cmd->addr, false))
 		return -EINVAL;
 	/* rdma_cm cannot unbind: fail on a reply that cannot be written first. */
-	uroute = &((struct rdmachan_bind_addr __user *)call->uarg)->out_route;
+	uroute = rdmachan_call_result(call, struct rdmachan_bind_addr, out_route);
 	if (clear_user(uroute, sizeof(*uroute)))
 		return -EFAULT;
 	id = rdmachan_cm_id_lock(call->file, cmd->handle);
@@ -409,12 +409,12 @@ int rdmachan_cmd_resolve_addr(struct rdmachan_call *call, void *arg)
 
 int rdmachan_cmd_resolve_route(struct rdmachan_call *call, void *arg)
 {
-	struct rdmachan_id_cmd *cmd = arg;
+	struct rdmachan_resolve_route *cmd = arg;
 	struct rdmachan_cm_id *id;
 	u32 old;
 	int ret;
 
-	if (cmd->value < 0)
+	if (cmd->timeout_ms < 0)
 		return -EINVAL;
 	id = rdmachan_cm_id_lock(call->file, cmd->handle);
 	if (IS_ERR(id))
@@ -426,7 +426,7 @@ int rdmachan_cmd_resolve_route(struct rdmachan_call *call, void *arg)
 	 */
 	rdma_lock_handler(id->cm_id);
 	old = rdmachan_cm_id_begin_state(id, RDMACHAN_ID_RESOLVING_ROUTE);
-	ret = rdma_resolve_route(id->cm_id, cmd->value);
+	ret = rdma_resolve_route(id->cm_id, cmd->timeout_ms);
 	rdmachan_cm_id_end_state(id, old, RDMACHAN_ID_RESOLVING_ROUTE, ret);
 	rdma_unlock_handler(id->cm_id);
 	if (!ret)
@@ -437,12 +437,12 @@ int rdmachan_cmd_resolve_route(struct rdmachan_call *call, void *arg)
 
 int rdmachan_cmd_listen(struct rdmachan_call *call, void *arg)
 {
-	struct rdmachan_id_cmd *cmd = arg;
+	struct rdmachan_listen *cmd = arg;
 	struct rdmachan_cm_id *id;
 	int backlog, ret;
 
-	backlog = cmd->value > 0 && cmd->value < RDMACHAN_MAX_BACKLOG ?
-		  cmd->value : RDMACHAN_MAX_BACKLOG;
+	backlog = cmd->backlog > 0 && cmd->backlog < RDMACHAN_MAX_BACKLOG ?
+		  cmd->backlog : RDMACHAN_MAX_BACKLOG;
 	id = rdmachan_cm_id_lock(call->file, cmd->handle);
 	if (IS_ERR(id))
 		return PTR_ERR(id);
@@ -587,11 +587,11 @@ int rdmachan_cmd_accept(struct rdmachan_call *call, void *arg)
 
 int rdmachan_cmd_establish(struct rdmachan_call *call, void *arg)
 {
-	struct rdmachan_id_cmd *cmd = arg;
+	struct rdmachan_establish *cmd = arg;
 	struct rdmachan_cm_id *id;
 	int ret;
 
-	if (cmd->value)
+	if (cmd->__reserved)
 		return -EINVAL;
 	id = rdmachan_cm_id_lock(call->file, cmd->handle);
 	if (IS_ERR(id))
@@ -647,12 +647,12 @@ int rdmachan_cmd_reject(struct rdmachan_call *call, void *arg)
 
 int rdmachan_cmd_disconnect(struct rdmachan_call *call, void *arg)
 {
-	struct rdmachan_id_cmd *cmd = arg;
+	struct rdmachan_disconnect *cmd = arg;
 	struct rdmachan_cm_id *id;
 	u32 old;
 	int ret;
 
-	if (cmd->value)
+	if (cmd->__reserved)
 		return -EINVAL;
 	id = rdmachan_cm_id_lock(call->file, cmd->handle);
 	if (IS_ERR(id))
@@ -674,7 +674,7 @@ int rdmachan_cmd_disconnect(struct rdmachan_call *call, void *arg)
 
 int rdmachan_cmd_notify(struct rdmachan_call *call, void *arg)
 {
-	struct rdmachan_id_cmd *cmd = arg;
+	struct rdmachan_notify *cmd = arg;
 	struct rdmachan_cm_id *id;
 	int ret;
 
@@ -684,12 +684,12 @@ int rdmachan_cmd_notify(struct rdmachan_call *call, void *arg)
 	 * primary's: the primary's GID and CM device references leak (RoCE
 	 * has no alternate path) or are put twice later (IB).
 	 */
-	if (cmd->value != IB_EVENT_COMM_EST)
+	if (cmd->event != IB_EVENT_COMM_EST)
 		return -EINVAL;
 	id = rdmachan_cm_id_lock(call->file, cmd->handle);
 	if (IS_ERR(id))
 		return PTR_ERR(id);
-	ret = rdma_notify(id->cm_id, cmd->value);
+	ret = rdma_notify(id->cm_id, cmd->event);
 	rdmachan_cm_id_unlock(id);
 	return ret;
 }
@@ -801,6 +801,73 @@ int rdmachan_cm_wait_acks(struct rdmachan_cm_id *id, bool *waiting)
 				  id->handle, rdmachan_cm_describe_unacked, id);
 }
 
+/* The id @handle names in @old_file, which @new_file's process must own. */
+static struct rdmachan_cm_id *
+rdmachan_migrate_source(struct file *old_filp, struct rdmachan_file *new_file,
+			u32 handle)
+{
+	struct rdmachan_file *old_file;
+	struct rdmachan_object *obj;
+
+	if (!rdmachan_is_rdmachan_file(old_filp))
+		return ERR_PTR(-EINVAL);
+	old_file = old_filp->private_data;
+	if (old_file->owner != new_file->owner)
+		return ERR_PTR(-EACCES);
+	obj = rdmachan_object_get(old_file, handle, RDMACHAN_OBJ_CM_ID);
+	if (!obj)
+		return ERR_PTR(-ENOENT);
+	return container_of(obj, struct rdmachan_cm_id, obj);
+}
+
+/* Both files' event queues, the file of lower address first. */
+static void rdmachan_migrate_lock_events(struct rdmachan_file *a,
+					 struct rdmachan_file *b)
+{
+	if (a > b)
+		swap(a, b);
+	spin_lock(&a->events_lock);
+	spin_lock_nested(&b->events_lock, SINGLE_DEPTH_NESTING);
+}
+
+/*
+ * The move itself, with the id's handler lock, request lock and both event
+ * queues held: the id's file, handle and queued events change at once for
+ * every reader.
+ */
+static int rdmachan_migrate_move(struct rdmachan_cm_id *id,
+				 struct rdmachan_file *old_file, u32 old_handle,
+				 struct rdmachan_file *new_file, u32 new_handle)
+{
+	struct rdmachan_cm_event_entry *entry, *tmp;
+
+	lockdep_assert_held(&id->request_lock);
+	lockdep_assert_held(&old_file->events_lock);
+	lockdep_assert_held(&new_file->events_lock);
+	/* Joins are objects of the old file, and their events name them. */
+	if (READ_ONCE(id->unacked) || !list_empty(&id->mcasts))
+		return -EBUSY;
+	/* Requests would name a new id of the old file. */
+	list_for_each_entry(entry, &old_file->events, list)
+		if (entry->id == id && entry->new_id)
+			return -EBUSY;
+	/* A destroy on the old file may have taken the handle first. */
+	if (xa_cmpxchg(&old_file->objects, old_handle, &id->obj, NULL,
+		       GFP_ATOMIC) != &id->obj)
+		return -ENOENT;
+	/*
+	 * The old handle's reference passes to the new one; replacing a
+	 * reserved entry allocates nothing.
+	 */
+	xa_store(&new_file->objects, new_handle, &id->obj, GFP_ATOMIC);
+	list_for_each_entry_safe(entry, tmp, &old_file->events, list)
+		if (entry->id == id)
+			list_move_tail(&entry->list, &new_file->events);
+	id->file = new_file;
+	id->handle = new_handle;
+	return 0;
+}
+
 /*
  * Moves an id of another file of this process to this one. The id's read
  * events must all be acknowledged first; its queued ones move with it.
@@ -808,11 +875,11 @@ int rdmachan_cm_wait_acks(struct rdmachan_cm_id *id, bool *waiting)
 int rdmachan_cmd_migrate_id(struct rdmachan_call *call, void *arg)
 {
 	struct rdmachan_migrate_id *cmd = arg;
-	struct rdmachan_migrate_id __user *uarg;
+	u32 __user *out_handle = rdmachan_call_result(call,
+						      struct rdmachan_migrate_id,
+						      out_handle);
 	struct rdmachan_file *new_file = call->file;
 	struct rdmachan_file *old_file;
-	struct rdmachan_cm_event_entry *entry, *tmp;
-	struct rdmachan_object *obj;
 	struct rdmachan_cm_id *id;
 	struct fd f;
 	u32 handle;
@@ -823,24 +890,14 @@ int rdmachan_cmd_migrate_id(struct rdmachan_call *call, void *arg)
 	f = fdget(cmd->fd);
 	if (!fd_file(f))
 		return -EBADF;
-	if (!rdmachan_is_rdmachan_file(fd_file(f))) {
-		ret = -EINVAL;
+	id = rdmachan_migrate_source(fd_file(f), new_file, cmd->handle);
+	if (IS_ERR(id)) {
+		ret = PTR_ERR(id);
 		goto out_fd;
 	}
 	old_file = fd_file(f)->private_data;
-	if (old_file->owner != new_file->owner) {
-		ret = -EACCES;
-		goto out_fd;
-	}
-	obj = rdmachan_object_get(old_file, cmd->handle, RDMACHAN_OBJ_CM_ID);
-	if (!obj) {
-		ret = -ENOENT;
-		goto out_fd;
-	}
-	id = container_of(obj, struct rdmachan_cm_id, obj);
-	uarg = call->uarg;
 	if (old_file == new_file) {
-		ret = put_user(cmd->handle, &uarg->out_handle) ? -EFAULT : 0;
+		ret = put_user(cmd->handle, out_handle) ? -EFAULT : 0;
 		goto out_put;
 	}
 	ret = rdmachan_cm_wait_acks(id, NULL);
@@ -850,7 +907,7 @@ int rdmachan_cmd_migrate_id(struct rdmachan_call *call, void *arg)
 	if (ret)
 		goto out_put;
 	/* The reply goes out before the move, so a failed copy moves nothing. */
-	if (put_user(handle, &uarg->out_handle)) {
+	if (put_user(handle, out_handle)) {
 		ret = -EFAULT;
 		goto out_erase;
 	}
@@ -862,56 +919,23 @@ int rdmachan_cmd_migrate_id(struct rdmachan_call *call, void *arg)
 	}
 	rdma_lock_handler(id->cm_id);
 	mutex_lock(&id->request_lock);
-	/* Lock order: the file of lower address first. */
-	if (old_file < new_file) {
-		spin_lock(&old_file->events_lock);
-		spin_lock_nested(&new_file->events_lock, SINGLE_DEPTH_NESTING);
-	} else {
-		spin_lock(&new_file->events_lock);
-		spin_lock_nested(&old_file->events_lock, SINGLE_DEPTH_NESTING);
-	}
-	ret = 0;
-	/* Joins are objects of the old file, and their events name them. */
-	if (READ_ONCE(id->unacked) || !list_empty(&id->mcasts)) {
-		ret = -EBUSY;
-	} else {
-		/* Requests would name a new id of the old file. */
-		list_for_each_entry(entry, &old_file->events, list)
-			if (entry->id == id && entry->new_id)
-				ret = -EBUSY;
-	}
-	/* A destroy on the old file may have taken the handle first. */
-	if (!ret && xa_cmpxchg(&old_file->objects, cmd->handle, obj, NULL,
-			       GFP_ATOMIC) != obj)
-		ret = -ENOENT;
-	if (!ret) {
-		/*
-		 * Readers see the id's file, handle and queued events change
-		 * at once. The old handle's reference passes to the new one;
-		 * replacing a reserved entry allocates nothing.
-		 */
-		xa_store(&new_file->objects, handle, obj, GFP_ATOMIC);
-		list_for_each_entry_safe(entry, tmp, &old_file->events, list)
-			if (entry->id == id)
-				list_move_tail(&entry->list, &new_file->events);
-		id->file = new_file;
-		id->handle = handle;
-	}
+	rdmachan_migrate_lock_events(old_file, new_file);
+	ret = rdmachan_migrate_move(id, old_file, cmd->handle, new_file, handle);
 	spin_unlock(&old_file->events_lock);
 	spin_unlock(&new_file->events_lock);
 	mutex_unlock(&id->request_lock);
 	rdma_unlock_handler(id->cm_id);
-	if (ret)
-		goto out_unlock;
-	handle = 0;
-	wake_up_interruptible(&new_file->events_wait);
+	if (!ret) {
+		handle = 0;
+		wake_up_interruptible(&new_file->events_wait);
+	}
 out_unlock:
 	mutex_unlock(&id->lock);
 out_erase:
 	if (handle)
 		xa_erase(&new_file->objects, handle);
 out_put:
-	rdmachan_object_put(obj);
+	rdmachan_object_put(&id->obj);
 out_fd:
 	fdput(f);
 	return ret;

@@ -132,7 +132,9 @@ static bool rdmachan_mcast_joined_already(struct rdmachan_cm_id *id,
 /* Writes out_handle itself: nothing can fail once the CM has the join. */
 int rdmachan_cmd_join_mcast(struct rdmachan_call *call, void *arg)
 {
-	struct rdmachan_join_mcast __user *uarg = call->uarg;
+	u32 __user *out_handle = rdmachan_call_result(call,
+						      struct rdmachan_join_mcast,
+						      out_handle);
 	struct rdmachan_join_mcast *cmd = arg;
 	struct sockaddr *addr = (struct sockaddr *)&cmd->addr;
 	struct rdmachan_cm_id *id;
@@ -160,7 +162,7 @@ int rdmachan_cmd_join_mcast(struct rdmachan_call *call, void *arg)
 		rdmachan_object_put(&mc->obj);
 		return ret;
 	}
-	if (put_user(mc->handle, &uarg->out_handle))
+	if (put_user(mc->handle, out_handle))
 		return -EFAULT;
 
 	id = rdmachan_cm_id_lock(call->file, cmd->id);

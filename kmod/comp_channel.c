@@ -16,6 +16,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include "ioctl_args.h"
 #include "rdmachan.h"
 
 static const struct file_operations rdmachan_comp_channel_fops;
@@ -137,16 +138,14 @@ static int rdmachan_get_cq_event(struct file *filp,
 	struct rdmachan_get_cq_event ev;
 	struct rdmachan_cq *cq;
 	bool nonblock;
-	u32 usize;
+	int usize;
 	int ret;
 
-	if (get_user(usize, &uarg->size))
-		return -EFAULT;
-	if (usize < sizeof(ev))
-		return -EINVAL;
-	ret = copy_struct_from_user(&ev, sizeof(ev), uarg, usize);
-	if (ret)
-		return ret;
+	usize = rdmachan_copy_args(&ev, sizeof(ev),
+				   offsetofend(typeof(ev), out_user_context),
+				   uarg);
+	if (usize < 0)
+		return usize;
 	if ((ev.flags & ~RDMACHAN_GET_CQ_EVENT_NONBLOCK) || ev.__reserved)
 		return -EINVAL;
 	nonblock = (ev.flags & RDMACHAN_GET_CQ_EVENT_NONBLOCK) ||
@@ -162,10 +161,9 @@ static int rdmachan_get_cq_event(struct file *filp,
 	}
 	ev.out_cq = cq->v.handle;
 	ev.out_user_context = cq->user_context;
-	if (copy_to_user(uarg, &ev, sizeof(ev))) {
+	ret = rdmachan_copy_result(uarg, usize, &ev, sizeof(ev));
+	if (ret)
 		rdmachan_comp_channel_untake(ch, cq);
-		ret = -EFAULT;
-	}
 	rdmachan_object_put(&cq->v.obj);
 	return ret;
 }
@@ -175,9 +173,7 @@ static long rdmachan_comp_channel_ioctl(struct file *filp, unsigned int cmd,
 {
 	struct rdmachan_comp_channel *ch = filp->private_data;
 
-	if (_IOC_TYPE(cmd) != RDMACHAN_IOCTL_TYPE ||
-	    _IOC_DIR(cmd) != (_IOC_READ | _IOC_WRITE) ||
-	    _IOC_NR(cmd) != RDMACHAN_CMD_GET_CQ_EVENT)
+	if (!rdmachan_ioctl_is(cmd, RDMACHAN_IOC_GET_CQ_EVENT))
 		return -ENOTTY;
 	if (task_tgid(current) != ch->owner)
 		return -EACCES;
@@ -219,7 +215,9 @@ static const struct file_operations rdmachan_comp_channel_fops = {
 /* Writes out_fd itself, before the descriptor is installed. */
 int rdmachan_cmd_create_comp_channel(struct rdmachan_call *call, void *arg)
 {
-	struct rdmachan_create_comp_channel __user *uarg = call->uarg;
+	s32 __user *out_fd =
+		rdmachan_call_result(call, struct rdmachan_create_comp_channel,
+				     out_fd);
 	struct rdmachan_create_comp_channel *cmd = arg;
 	struct rdmachan_comp_channel *ch;
 	struct file *filp;
@@ -249,7 +247,7 @@ int rdmachan_cmd_create_comp_channel(struct rdmachan_call *call, void *arg)
 		ret = PTR_ERR(filp);
 		goto err_fd;
 	}
-	if (put_user(fd, &uarg->out_fd)) {
+	if (put_user(fd, out_fd)) {
 		/* The file's release drops the channel. */
 		fput(filp);
 		put_unused_fd(fd);

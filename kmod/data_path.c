@@ -312,13 +312,44 @@ static int rdmachan_inline_alloc(struct rdmachan_qp *qp,
 	return 0;
 }
 
+static u32 __user *rdmachan_post_out(struct rdmachan_call *call)
+{
+	return rdmachan_call_result(call, struct rdmachan_post, out_num_posted);
+}
+
 /*
- * out_num_posted is written as 0 first, so a reply that cannot be written
- * fails the call before anything is posted.
+ * What every post does before it looks at its QP or SRQ: the argument is
+ * checked, out_num_posted is set to 0 so that a reply that cannot be
+ * written fails the call before anything is posted, and the requests and
+ * their SGEs are copied in. The caller frees @bufs whatever the result.
  */
+static int rdmachan_post_begin(struct rdmachan_call *call,
+			       const struct rdmachan_post *cmd,
+			       size_t uwr_size, size_t wr_size,
+			       size_t num_sge_offset,
+			       struct rdmachan_post_bufs *bufs)
+{
+	int ret;
+
+	ret = rdmachan_post_check(cmd, uwr_size);
+	if (ret)
+		return ret;
+	if (put_user(0, rdmachan_post_out(call)))
+		return -EFAULT;
+	return rdmachan_post_alloc(cmd, uwr_size, wr_size, bufs) ?:
+	       rdmachan_copy_wrs(bufs->uwrs, uwr_size, cmd) ?:
+	       rdmachan_copy_sges(bufs->sges, cmd) ?:
+	       rdmachan_count_sges(cmd, bufs->uwrs, uwr_size, num_sge_offset);
+}
+
+/* How many went in is reported also when the post failed. */
+static int rdmachan_post_end(struct rdmachan_call *call, u32 posted, int ret)
+{
+	return put_user(posted, rdmachan_post_out(call)) ? -EFAULT : ret;
+}
+
 int rdmachan_cmd_post_send(struct rdmachan_call *call, void *arg)
 {
-	struct rdmachan_post __user *uarg = call->uarg;
 	struct rdmachan_post *cmd = arg;
 	struct rdmachan_file *file = call->file;
 	struct rdmachan_send_wr stack_uwrs[RDMACHAN_POST_STACK_WRS] __uninitialized;
@@ -338,23 +369,14 @@ int rdmachan_cmd_post_send(struct rdmachan_call *call, void *arg)
 	u32 n = 0, posted = 0;
 	int ret;
 
-	ret = rdmachan_post_check(cmd, sizeof(*uwrs));
-	if (ret)
-		return ret;
-	if (put_user(0, &uarg->out_num_posted))
-		return -EFAULT;
-	ret = rdmachan_post_alloc(cmd, sizeof(*uwrs), sizeof(*wrs), &bufs);
+	ret = rdmachan_post_begin(call, cmd, sizeof(*uwrs), sizeof(*wrs),
+				  offsetof(struct rdmachan_send_wr, num_sge),
+				  &bufs);
 	if (ret)
 		goto out_free;
 	uwrs = bufs.uwrs;
 	wrs = bufs.wrs;
 	sges = bufs.sges;
-	ret = rdmachan_copy_wrs(uwrs, sizeof(*uwrs), cmd) ?:
-	      rdmachan_copy_sges(sges, cmd) ?:
-	      rdmachan_count_sges(cmd, uwrs, sizeof(*uwrs),
-				  offsetof(struct rdmachan_send_wr, num_sge));
-	if (ret)
-		goto out_free;
 
 	down_read(&file->verbs_lock);
 	qp = rdmachan_qp_find(file, cmd->handle);
@@ -384,8 +406,7 @@ int rdmachan_cmd_post_send(struct rdmachan_call *call, void *arg)
 		}
 	}
 	up_read(&file->verbs_lock);
-	if (put_user(posted, &uarg->out_num_posted))
-		ret = -EFAULT;
+	ret = rdmachan_post_end(call, posted, ret);
 out_free:
 	rdmachan_post_free(&bufs, stack_uwrs, stack_wrs, stack_sges,
 			   stack_inline);
@@ -396,7 +417,6 @@ out_free:
 static int rdmachan_post_recv_common(struct rdmachan_call *call,
 				     struct rdmachan_post *cmd, bool srq)
 {
-	struct rdmachan_post __user *uarg = call->uarg;
 	struct rdmachan_file *file = call->file;
 	struct rdmachan_recv_wr stack_uwrs[RDMACHAN_POST_STACK_WRS] __uninitialized;
 	struct ib_recv_wr stack_wrs[RDMACHAN_POST_STACK_WRS] __uninitialized;
@@ -414,23 +434,14 @@ static int rdmachan_post_recv_common(struct rdmachan_call *call,
 	u32 n = 0, posted = 0, max_sge = 0;
 	int ret;
 
-	ret = rdmachan_post_check(cmd, sizeof(*uwrs));
-	if (ret)
-		return ret;
-	if (put_user(0, &uarg->out_num_posted))
-		return -EFAULT;
-	ret = rdmachan_post_alloc(cmd, sizeof(*uwrs), sizeof(*wrs), &bufs);
+	ret = rdmachan_post_begin(call, cmd, sizeof(*uwrs), sizeof(*wrs),
+				  offsetof(struct rdmachan_recv_wr, num_sge),
+				  &bufs);
 	if (ret)
 		goto out_free;
 	uwrs = bufs.uwrs;
 	wrs = bufs.wrs;
 	sges = bufs.sges;
-	ret = rdmachan_copy_wrs(uwrs, sizeof(*uwrs), cmd) ?:
-	      rdmachan_copy_sges(sges, cmd) ?:
-	      rdmachan_count_sges(cmd, uwrs, sizeof(*uwrs),
-				  offsetof(struct rdmachan_recv_wr, num_sge));
-	if (ret)
-		goto out_free;
 
 	down_read(&file->verbs_lock);
 	if (srq) {
@@ -475,8 +486,7 @@ static int rdmachan_post_recv_common(struct rdmachan_call *call,
 		}
 	}
 	up_read(&file->verbs_lock);
-	if (put_user(posted, &uarg->out_num_posted))
-		ret = -EFAULT;
+	ret = rdmachan_post_end(call, posted, ret);
 out_free:
 	rdmachan_post_free(&bufs, stack_uwrs, stack_wrs, stack_sges, NULL);
 	return ret;

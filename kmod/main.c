@@ -6,157 +6,15 @@
 #include <linux/miscdevice.h>
 #include <linux/memcontrol.h>
 #include <linux/module.h>
+#include <linux/nospec.h>
 #include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include "ioctl_args.h"
 #include "rdmachan.h"
 
-struct rdmachan_ioctl_op {
-	/* sizeof() of the module's layout, and of the first one if older */
-	size_t size;
-	size_t min_size;
-	u32 known_flags;
-	/* commands without out_* fields never write back */
-	bool no_output;
-	int (*handler)(struct rdmachan_call *call, void *arg);
-};
-
-#define RDMACHAN_OP(_nr, _struct, _handler) \
-	[_nr] = { .size = sizeof(struct _struct), .handler = _handler }
-#define RDMACHAN_OP_FLAGS(_nr, _struct, _handler, _flags) \
-	[_nr] = { .size = sizeof(struct _struct), .handler = _handler, \
-		  .known_flags = _flags }
-#define RDMACHAN_OP_NO_OUTPUT(_nr, _struct, _handler) \
-	[_nr] = { .size = sizeof(struct _struct), .handler = _handler, \
-		  .no_output = true }
-
-static const struct rdmachan_ioctl_op rdmachan_ops[] = {
-	RDMACHAN_OP(RDMACHAN_CMD_GET_INFO, rdmachan_get_info,
-		    rdmachan_cmd_get_info),
-	RDMACHAN_OP(RDMACHAN_CMD_LIST_DEVICES, rdmachan_list_devices,
-		    rdmachan_cmd_list_devices),
-	RDMACHAN_OP(RDMACHAN_CMD_OPEN_DEVICE, rdmachan_open_device,
-		    rdmachan_cmd_open_device),
-	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_DESTROY, rdmachan_destroy,
-			      rdmachan_cmd_destroy),
-	RDMACHAN_OP(RDMACHAN_CMD_QUERY_DEVICE, rdmachan_query_device,
-		    rdmachan_cmd_query_device),
-	RDMACHAN_OP(RDMACHAN_CMD_QUERY_PORT, rdmachan_query_port,
-		    rdmachan_cmd_query_port),
-	RDMACHAN_OP(RDMACHAN_CMD_QUERY_GID, rdmachan_query_gid,
-		    rdmachan_cmd_query_gid),
-	RDMACHAN_OP(RDMACHAN_CMD_CREATE_ID, rdmachan_create_id,
-		    rdmachan_cmd_create_id),
-	RDMACHAN_OP(RDMACHAN_CMD_BIND_ADDR, rdmachan_bind_addr,
-		    rdmachan_cmd_bind_addr),
-	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_RESOLVE_ADDR, rdmachan_resolve_addr,
-			      rdmachan_cmd_resolve_addr),
-	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_RESOLVE_ROUTE, rdmachan_id_cmd,
-			      rdmachan_cmd_resolve_route),
-	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_LISTEN, rdmachan_id_cmd,
-			      rdmachan_cmd_listen),
-	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_CONNECT, rdmachan_connect,
-			      rdmachan_cmd_connect),
-	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_ACCEPT, rdmachan_connect,
-			      rdmachan_cmd_accept),
-	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_REJECT, rdmachan_reject,
-			      rdmachan_cmd_reject),
-	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_DISCONNECT, rdmachan_id_cmd,
-			      rdmachan_cmd_disconnect),
-	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_ESTABLISH, rdmachan_id_cmd,
-			      rdmachan_cmd_establish),
-	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_NOTIFY, rdmachan_id_cmd,
-			      rdmachan_cmd_notify),
-	/* It writes its output itself, as each event goes out. */
-	[RDMACHAN_CMD_GET_EVENTS] = {
-		.size = sizeof(struct rdmachan_get_events),
-		.known_flags = RDMACHAN_GET_EVENTS_NONBLOCK,
-		.no_output = true,
-		.handler = rdmachan_cmd_get_events,
-	},
-	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_ACK_EVENTS, rdmachan_get_events,
-			      rdmachan_cmd_ack_events),
-	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_SET_OPTION, rdmachan_set_option,
-			      rdmachan_cmd_set_option),
-	RDMACHAN_OP(RDMACHAN_CMD_INIT_QP_ATTR, rdmachan_init_qp_attr,
-		    rdmachan_cmd_init_qp_attr),
-	/* It writes out_handle itself, before the id moves. */
-	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_MIGRATE_ID, rdmachan_migrate_id,
-			      rdmachan_cmd_migrate_id),
-	/* It writes out_fd itself, before the descriptor is installed. */
-	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_CREATE_COMP_CHANNEL,
-			      rdmachan_create_comp_channel,
-			      rdmachan_cmd_create_comp_channel),
-	/* RDMACHAN_CMD_GET_CQ_EVENT works on a completion channel only. */
-	RDMACHAN_OP(RDMACHAN_CMD_ALLOC_PD, rdmachan_alloc_pd,
-		    rdmachan_cmd_alloc_pd),
-	RDMACHAN_OP(RDMACHAN_CMD_REG_MR, rdmachan_reg_mr, rdmachan_cmd_reg_mr),
-	/* The first layout had no out_ring_* fields. */
-	[RDMACHAN_CMD_CREATE_CQ] = {
-		.size = sizeof(struct rdmachan_create_cq),
-		.min_size = offsetofend(struct rdmachan_create_cq, out_cqe),
-		.known_flags = RDMACHAN_CREATE_CQ_RING,
-		.handler = rdmachan_cmd_create_cq,
-	},
-	[RDMACHAN_CMD_REQ_NOTIFY_CQ] = {
-		.size = sizeof(struct rdmachan_notify_cq),
-		.known_flags = RDMACHAN_NOTIFY_SOLICITED,
-		.no_output = true,
-		.handler = rdmachan_cmd_req_notify_cq,
-	},
-	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_ACK_CQ_EVENTS, rdmachan_notify_cq,
-			      rdmachan_cmd_ack_cq_events),
-	RDMACHAN_OP(RDMACHAN_CMD_POLL_CQ, rdmachan_poll_cq,
-		    rdmachan_cmd_poll_cq),
-	RDMACHAN_OP_FLAGS(RDMACHAN_CMD_CREATE_QP, rdmachan_create_qp,
-			  rdmachan_cmd_create_qp,
-			  RDMACHAN_CREATE_QP_CM_ID |
-			  RDMACHAN_CREATE_QP_SQ_SIG_ALL),
-	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_MODIFY_QP, rdmachan_modify_qp,
-			      rdmachan_cmd_modify_qp),
-	RDMACHAN_OP(RDMACHAN_CMD_QUERY_QP, rdmachan_modify_qp,
-		    rdmachan_cmd_query_qp),
-	/* Posts write out_num_posted themselves, also when they fail. */
-	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_POST_SEND, rdmachan_post,
-			      rdmachan_cmd_post_send),
-	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_POST_RECV, rdmachan_post,
-			      rdmachan_cmd_post_recv),
-	RDMACHAN_OP(RDMACHAN_CMD_CREATE_SRQ, rdmachan_create_srq,
-		    rdmachan_cmd_create_srq),
-	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_MODIFY_SRQ, rdmachan_modify_srq,
-			      rdmachan_cmd_modify_srq),
-	RDMACHAN_OP(RDMACHAN_CMD_QUERY_SRQ, rdmachan_modify_srq,
-		    rdmachan_cmd_query_srq),
-	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_POST_SRQ_RECV, rdmachan_post,
-			      rdmachan_cmd_post_srq_recv),
-	RDMACHAN_OP(RDMACHAN_CMD_CREATE_AH, rdmachan_create_ah,
-		    rdmachan_cmd_create_ah),
-	/* It writes out_handle itself, before the CM has the join. */
-	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_JOIN_MCAST, rdmachan_join_mcast,
-			      rdmachan_cmd_join_mcast),
-	/* It writes out_fd itself, before the descriptor is installed. */
-	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_OPEN_ASYNC_FD,
-			      rdmachan_open_async_fd,
-			      rdmachan_cmd_open_async_fd),
-	/* RDMACHAN_CMD_GET_ASYNC_EVENT works on an async event file only. */
-	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_ACK_ASYNC_EVENT,
-			      rdmachan_ack_async_event,
-			      rdmachan_cmd_ack_async_event),
-	RDMACHAN_OP_NO_OUTPUT(RDMACHAN_CMD_UPDATE_CQ_RING,
-			      rdmachan_update_cq_ring,
-			      rdmachan_cmd_update_cq_ring),
-	RDMACHAN_OP_FLAGS(RDMACHAN_CMD_BIND_USER_QP, rdmachan_bind_user_qp,
-			  rdmachan_cmd_bind_user_qp,
-			  RDMACHAN_BIND_USER_QP_UNBIND),
-	RDMACHAN_OP(RDMACHAN_CMD_QUERY_EVENTS, rdmachan_query_events,
-		    rdmachan_cmd_query_events),
-	RDMACHAN_OP(RDMACHAN_CMD_QUERY_ASYNC_EVENTS,
-		    rdmachan_query_async_events,
-		    rdmachan_cmd_query_async_events),
-};
-
-/* Large enough for the argument of any command. */
+/* Large enough for the argument of any command (checked for each below). */
 union rdmachan_ioctl_buf {
 	struct rdmachan_get_info get_info;
 	struct rdmachan_list_devices list_devices;
@@ -168,7 +26,11 @@ union rdmachan_ioctl_buf {
 	struct rdmachan_create_id create_id;
 	struct rdmachan_bind_addr bind_addr;
 	struct rdmachan_resolve_addr resolve_addr;
-	struct rdmachan_id_cmd id_cmd;
+	struct rdmachan_resolve_route resolve_route;
+	struct rdmachan_listen listen;
+	struct rdmachan_disconnect disconnect;
+	struct rdmachan_establish establish;
+	struct rdmachan_notify notify;
 	struct rdmachan_connect connect;
 	struct rdmachan_reject reject;
 	struct rdmachan_get_events get_events;
@@ -183,9 +45,11 @@ union rdmachan_ioctl_buf {
 	struct rdmachan_poll_cq poll_cq;
 	struct rdmachan_create_qp create_qp;
 	struct rdmachan_modify_qp modify_qp;
+	struct rdmachan_query_qp query_qp;
 	struct rdmachan_post post;
 	struct rdmachan_create_srq create_srq;
 	struct rdmachan_modify_srq modify_srq;
+	struct rdmachan_query_srq query_srq;
 	struct rdmachan_create_ah create_ah;
 	struct rdmachan_join_mcast join_mcast;
 	struct rdmachan_open_async_fd open_async_fd;
@@ -196,9 +60,174 @@ union rdmachan_ioctl_buf {
 	struct rdmachan_query_async_events query_async_events;
 };
 
+/* Every argument opens with these two fields. */
 struct rdmachan_ioctl_header {
 	u32 size;
 	u32 flags;
+};
+
+enum rdmachan_result_rule {
+	/* the command has no out_* fields: nothing is written back */
+	RDMACHAN_RESULT_NONE,
+	/* the dispatcher copies the argument back on success */
+	RDMACHAN_RESULT_COPY_BACK,
+	/*
+	 * the handler writes its results itself, through
+	 * rdmachan_call_result(), because they must be out before a point of
+	 * no return or also on failure
+	 */
+	RDMACHAN_RESULT_BY_HANDLER,
+};
+
+struct rdmachan_ioctl_op {
+	unsigned int ioctl_num;
+	/* sizeof() of the module's layout, and the end of the first layout */
+	size_t size;
+	size_t min_size;
+	u32 known_flags;
+	enum rdmachan_result_rule result;
+	int (*handler)(struct rdmachan_call *call, void *arg);
+};
+
+/*
+ * One entry per command: its full ioctl number, its struct and the last
+ * field of that struct's first layout. The build fails if the number's
+ * size is not the struct's, the buffer cannot hold it or it does not open
+ * with the header.
+ */
+#define RDMACHAN_IOCTL(name, type, last, handler_fn, result_rule, known) \
+	[RDMACHAN_CMD_##name] = {					\
+		.ioctl_num = RDMACHAN_IOC_##name +			\
+			BUILD_BUG_ON_ZERO(_IOC_NR(RDMACHAN_IOC_##name) != \
+					  RDMACHAN_CMD_##name) +	\
+			BUILD_BUG_ON_ZERO(_IOC_SIZE(RDMACHAN_IOC_##name) != \
+					  sizeof(type)),		\
+		.size = sizeof(type) +					\
+			BUILD_BUG_ON_ZERO(sizeof(type) >		\
+					  sizeof(union rdmachan_ioctl_buf)) + \
+			BUILD_BUG_ON_ZERO(offsetof(type, size) !=	\
+				offsetof(struct rdmachan_ioctl_header, size)) + \
+			BUILD_BUG_ON_ZERO(offsetof(type, flags) !=	\
+				offsetof(struct rdmachan_ioctl_header, flags)), \
+		.min_size = offsetofend(type, last),			\
+		.known_flags = known,					\
+		.result = RDMACHAN_RESULT_##result_rule,		\
+		.handler = handler_fn,					\
+	}
+
+static const struct rdmachan_ioctl_op rdmachan_ops[] = {
+	RDMACHAN_IOCTL(GET_INFO, struct rdmachan_get_info, out_features,
+		       rdmachan_cmd_get_info, COPY_BACK, 0),
+	RDMACHAN_IOCTL(LIST_DEVICES, struct rdmachan_list_devices,
+		       __reserved, rdmachan_cmd_list_devices, COPY_BACK, 0),
+	RDMACHAN_IOCTL(OPEN_DEVICE, struct rdmachan_open_device,
+		       __reserved, rdmachan_cmd_open_device, COPY_BACK, 0),
+	RDMACHAN_IOCTL(DESTROY, struct rdmachan_destroy, __reserved,
+		       rdmachan_cmd_destroy, NONE, 0),
+	RDMACHAN_IOCTL(QUERY_DEVICE, struct rdmachan_query_device,
+		       out_fw_str, rdmachan_cmd_query_device, COPY_BACK, 0),
+	RDMACHAN_IOCTL(QUERY_PORT, struct rdmachan_query_port,
+		       __reserved, rdmachan_cmd_query_port, COPY_BACK, 0),
+	RDMACHAN_IOCTL(QUERY_GID, struct rdmachan_query_gid, __reserved,
+		       rdmachan_cmd_query_gid, COPY_BACK, 0),
+	RDMACHAN_IOCTL(CREATE_ID, struct rdmachan_create_id, __reserved,
+		       rdmachan_cmd_create_id, COPY_BACK, 0),
+	/* It clears out_route itself first: the CM cannot unbind. */
+	RDMACHAN_IOCTL(BIND_ADDR, struct rdmachan_bind_addr, out_route,
+		       rdmachan_cmd_bind_addr, COPY_BACK, 0),
+	RDMACHAN_IOCTL(RESOLVE_ADDR, struct rdmachan_resolve_addr,
+		       dst_addr, rdmachan_cmd_resolve_addr, NONE, 0),
+	RDMACHAN_IOCTL(RESOLVE_ROUTE, struct rdmachan_resolve_route, timeout_ms,
+		       rdmachan_cmd_resolve_route, NONE, 0),
+	RDMACHAN_IOCTL(LISTEN, struct rdmachan_listen, backlog,
+		       rdmachan_cmd_listen, NONE, 0),
+	RDMACHAN_IOCTL(CONNECT, struct rdmachan_connect, conn,
+		       rdmachan_cmd_connect, NONE, 0),
+	RDMACHAN_IOCTL(ACCEPT, struct rdmachan_connect, conn,
+		       rdmachan_cmd_accept, NONE, 0),
+	RDMACHAN_IOCTL(REJECT, struct rdmachan_reject, private_data,
+		       rdmachan_cmd_reject, NONE, 0),
+	RDMACHAN_IOCTL(DISCONNECT, struct rdmachan_disconnect, __reserved,
+		       rdmachan_cmd_disconnect, NONE, 0),
+	RDMACHAN_IOCTL(ESTABLISH, struct rdmachan_establish, __reserved,
+		       rdmachan_cmd_establish, NONE, 0),
+	RDMACHAN_IOCTL(NOTIFY, struct rdmachan_notify, event,
+		       rdmachan_cmd_notify, NONE, 0),
+	/* Each event's count goes out as the event does. */
+	RDMACHAN_IOCTL(GET_EVENTS, struct rdmachan_get_events,
+		       out_num_events, rdmachan_cmd_get_events, BY_HANDLER,
+		       RDMACHAN_GET_EVENTS_NONBLOCK),
+	RDMACHAN_IOCTL(ACK_EVENTS, struct rdmachan_get_events,
+		       out_num_events, rdmachan_cmd_ack_events, NONE, 0),
+	RDMACHAN_IOCTL(SET_OPTION, struct rdmachan_set_option, value,
+		       rdmachan_cmd_set_option, NONE, 0),
+	RDMACHAN_IOCTL(INIT_QP_ATTR, struct rdmachan_init_qp_attr,
+		       out_ah_attr, rdmachan_cmd_init_qp_attr, COPY_BACK, 0),
+	/* out_handle goes out before the id moves. */
+	RDMACHAN_IOCTL(MIGRATE_ID, struct rdmachan_migrate_id,
+		       __reserved, rdmachan_cmd_migrate_id, BY_HANDLER, 0),
+	/* out_fd goes out before the descriptor is installed. */
+	RDMACHAN_IOCTL(CREATE_COMP_CHANNEL,
+		       struct rdmachan_create_comp_channel, __reserved,
+		       rdmachan_cmd_create_comp_channel, BY_HANDLER, 0),
+	/* RDMACHAN_IOC_GET_CQ_EVENT works on a completion channel only. */
+	RDMACHAN_IOCTL(ALLOC_PD, struct rdmachan_alloc_pd, out_handle,
+		       rdmachan_cmd_alloc_pd, COPY_BACK, 0),
+	RDMACHAN_IOCTL(REG_MR, struct rdmachan_reg_mr, __reserved,
+		       rdmachan_cmd_reg_mr, COPY_BACK, 0),
+	/* The first layout had no out_ring_* fields. */
+	RDMACHAN_IOCTL(CREATE_CQ, struct rdmachan_create_cq, out_cqe,
+		       rdmachan_cmd_create_cq, COPY_BACK,
+		       RDMACHAN_CREATE_CQ_RING),
+	RDMACHAN_IOCTL(REQ_NOTIFY_CQ, struct rdmachan_notify_cq,
+		       num_acks, rdmachan_cmd_req_notify_cq, NONE,
+		       RDMACHAN_NOTIFY_SOLICITED),
+	RDMACHAN_IOCTL(ACK_CQ_EVENTS, struct rdmachan_notify_cq,
+		       num_acks, rdmachan_cmd_ack_cq_events, NONE, 0),
+	RDMACHAN_IOCTL(POLL_CQ, struct rdmachan_poll_cq, out_num_wc,
+		       rdmachan_cmd_poll_cq, COPY_BACK, 0),
+	RDMACHAN_IOCTL(CREATE_QP, struct rdmachan_create_qp, out_qp_num,
+		       rdmachan_cmd_create_qp, COPY_BACK,
+		       RDMACHAN_CREATE_QP_CM_ID |
+		       RDMACHAN_CREATE_QP_SQ_SIG_ALL),
+	RDMACHAN_IOCTL(MODIFY_QP, struct rdmachan_modify_qp, attr,
+		       rdmachan_cmd_modify_qp, NONE, 0),
+	RDMACHAN_IOCTL(QUERY_QP, struct rdmachan_query_qp, out_attr,
+		       rdmachan_cmd_query_qp, COPY_BACK, 0),
+	/* out_num_posted goes out also when a post fails. */
+	RDMACHAN_IOCTL(POST_SEND, struct rdmachan_post, __reserved,
+		       rdmachan_cmd_post_send, BY_HANDLER, 0),
+	RDMACHAN_IOCTL(POST_RECV, struct rdmachan_post, __reserved,
+		       rdmachan_cmd_post_recv, BY_HANDLER, 0),
+	RDMACHAN_IOCTL(CREATE_SRQ, struct rdmachan_create_srq,
+		       __reserved2, rdmachan_cmd_create_srq, COPY_BACK, 0),
+	RDMACHAN_IOCTL(MODIFY_SRQ, struct rdmachan_modify_srq, attr,
+		       rdmachan_cmd_modify_srq, NONE, 0),
+	RDMACHAN_IOCTL(QUERY_SRQ, struct rdmachan_query_srq, out_attr,
+		       rdmachan_cmd_query_srq, COPY_BACK, 0),
+	RDMACHAN_IOCTL(POST_SRQ_RECV, struct rdmachan_post, __reserved,
+		       rdmachan_cmd_post_srq_recv, BY_HANDLER, 0),
+	RDMACHAN_IOCTL(CREATE_AH, struct rdmachan_create_ah, attr,
+		       rdmachan_cmd_create_ah, COPY_BACK, 0),
+	/* out_handle goes out before the CM has the join. */
+	RDMACHAN_IOCTL(JOIN_MCAST, struct rdmachan_join_mcast,
+		       __reserved, rdmachan_cmd_join_mcast, BY_HANDLER, 0),
+	/* out_fd goes out before the descriptor is installed. */
+	RDMACHAN_IOCTL(OPEN_ASYNC_FD, struct rdmachan_open_async_fd,
+		       out_fd, rdmachan_cmd_open_async_fd, BY_HANDLER, 0),
+	/* RDMACHAN_IOC_GET_ASYNC_EVENT works on an async event file only. */
+	RDMACHAN_IOCTL(ACK_ASYNC_EVENT, struct rdmachan_ack_async_event,
+		       event_type, rdmachan_cmd_ack_async_event, NONE, 0),
+	RDMACHAN_IOCTL(UPDATE_CQ_RING, struct rdmachan_update_cq_ring,
+		       consumer, rdmachan_cmd_update_cq_ring, NONE, 0),
+	RDMACHAN_IOCTL(BIND_USER_QP, struct rdmachan_bind_user_qp,
+		       __reserved, rdmachan_cmd_bind_user_qp, COPY_BACK,
+		       RDMACHAN_BIND_USER_QP_UNBIND),
+	RDMACHAN_IOCTL(QUERY_EVENTS, struct rdmachan_query_events,
+		       __reserved, rdmachan_cmd_query_events, COPY_BACK, 0),
+	RDMACHAN_IOCTL(QUERY_ASYNC_EVENTS,
+		       struct rdmachan_query_async_events, __reserved,
+		       rdmachan_cmd_query_async_events, COPY_BACK, 0),
 };
 
 static long rdmachan_ioctl(struct file *filp, unsigned int cmd,
@@ -207,39 +236,33 @@ static long rdmachan_ioctl(struct file *filp, unsigned int cmd,
 	struct rdmachan_file *file = filp->private_data;
 	struct rdmachan_call call = { .filp = filp, .file = file,
 				      .uarg = (void __user *)uarg };
-	void __user *argp = (void __user *)uarg;
 	const struct rdmachan_ioctl_op *op;
-	/* Only the op->size bytes copy_struct_from_user() fills are used. */
+	/* Only the op->size bytes rdmachan_copy_args() fills are used. */
 	union rdmachan_ioctl_buf buf __uninitialized;
 	struct rdmachan_ioctl_header *hdr = (void *)&buf;
 	unsigned int nr = _IOC_NR(cmd);
-	u32 usize;
+	int usize;
 	int ret;
 
-	if (_IOC_TYPE(cmd) != RDMACHAN_IOCTL_TYPE ||
-	    _IOC_DIR(cmd) != (_IOC_READ | _IOC_WRITE) ||
-	    nr >= ARRAY_SIZE(rdmachan_ops) || !rdmachan_ops[nr].handler)
+	if (nr >= ARRAY_SIZE(rdmachan_ops))
 		return -ENOTTY;
-	op = &rdmachan_ops[nr];
+	op = &rdmachan_ops[array_index_nospec(nr, ARRAY_SIZE(rdmachan_ops))];
+	if (!op->handler || !rdmachan_ioctl_is(cmd, op->ioctl_num))
+		return -ENOTTY;
 
 	/* Like ucma and uverbs: a file belongs to the process that opened it. */
 	if (task_tgid(current) != file->owner)
 		return -EACCES;
 
-	if (get_user(usize, (u32 __user *)argp))
-		return -EFAULT;
-	if (usize < (op->min_size ?: op->size))
-		return -EINVAL;
-	ret = copy_struct_from_user(&buf, op->size, argp, usize);
-	if (ret)
-		return ret;
+	usize = rdmachan_copy_args(&buf, op->size, op->min_size, call.uarg);
+	if (usize < 0)
+		return usize;
 	if (hdr->flags & ~op->known_flags)
 		return -EINVAL;
 
 	ret = op->handler(&call, &buf);
-	if (!ret && !op->no_output &&
-	    copy_to_user(argp, &buf, min_t(size_t, usize, op->size)))
-		ret = -EFAULT;
+	if (!ret && op->result == RDMACHAN_RESULT_COPY_BACK)
+		ret = rdmachan_copy_result(call.uarg, usize, &buf, op->size);
 	if (call.new_obj) {
 		if (ret)
 			rdmachan_object_abort(&call);

@@ -420,12 +420,20 @@ int rdmachan_wait_acks(wait_queue_head_t *wq, unsigned int *count,
  */
 struct rdmachan_call {
 	struct file *filp;
-	/* the user's argument, for a command that must update it on failure */
+	/* the caller's argument: handlers reach it by rdmachan_call_result() */
 	void __user *uarg;
 	struct rdmachan_file *file;
 	struct rdmachan_object *new_obj;
 	u32 new_handle;
 };
+
+/*
+ * The caller's copy of result @field of @type, for a handler whose results
+ * must go out before a point of no return or also on failure. Only fields
+ * of the command's first layout, which every accepted argument holds.
+ */
+#define rdmachan_call_result(call, type, field) \
+	((call)->uarg + offsetof(type, field))
 
 int rdmachan_object_alloc_handle(struct rdmachan_file *file, u32 *handle);
 int rdmachan_object_reserve(struct rdmachan_call *call,

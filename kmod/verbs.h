@@ -15,12 +15,12 @@
  */
 struct rdmachan_verbs_obj {
 	struct rdmachan_object obj;
+	const struct rdmachan_verbs_kind *kind;
 	struct rdmachan_file *file;
 	/* a reference, once the IB object was made */
 	struct rdmachan_device *dev;
 	struct list_head dev_entry;
 	u32 handle;
-	enum rdmachan_verbs_rank rank;
 	/* the rest is under the file's verbs_lock */
 	bool live;
 	/* being destroyed: no new object may use it */
@@ -31,7 +31,19 @@ struct rdmachan_verbs_obj {
 	struct rdmachan_charge charge;
 	/* the device charged, a reference; set with @charge */
 	struct rdmachan_device *charge_dev;
+};
+
+/* A kind of verbs object, as rdmachan_verbs_alloc() makes it. */
+struct rdmachan_verbs_kind {
+	enum rdmachan_object_type type;
+	enum rdmachan_verbs_rank rank;
+	enum rdmachan_counter count;
+	/* destroys the IB object, with the file's verbs_lock held for write */
 	void (*teardown)(struct rdmachan_verbs_obj *v);
+	/* may refuse a destroy: rdmachan_object.destroy_begin */
+	int (*destroy_begin)(struct rdmachan_object *obj);
+	/* drops what the object holds, before its memory goes */
+	void (*release)(struct rdmachan_verbs_obj *v);
 };
 
 /* Event types of enum ib_event_type, IB_EVENT_CQ_ERR to IB_EVENT_WQ_FATAL. */
@@ -225,17 +237,19 @@ struct rdmachan_mcast {
 	unsigned int unacked;
 };
 
-void rdmachan_verbs_init(struct rdmachan_verbs_obj *v,
-			 struct rdmachan_file *file,
-			 enum rdmachan_object_type type,
-			 enum rdmachan_verbs_rank rank,
-			 void (*free)(struct rdmachan_object *obj),
-			 void (*teardown)(struct rdmachan_verbs_obj *v));
+void *rdmachan_verbs_zalloc(struct rdmachan_file *file,
+			    const struct rdmachan_verbs_kind *kind, size_t size);
+/*
+ * A zeroed @type of @kind for @file, its reference held, or NULL. The
+ * object's rdmachan_verbs_obj must come first: it is what is freed.
+ */
+#define rdmachan_verbs_alloc(file, type, kind)				\
+	((type *)rdmachan_verbs_zalloc(file, kind, sizeof(type) +	\
+				       BUILD_BUG_ON_ZERO(offsetof(type, v))))
 int rdmachan_verbs_reserve(struct rdmachan_call *call,
 			   struct rdmachan_verbs_obj *v, u32 *handle);
 void rdmachan_verbs_add(struct rdmachan_verbs_obj *v,
 			struct rdmachan_device *dev);
-void rdmachan_verbs_release(struct rdmachan_verbs_obj *v);
 int rdmachan_verbs_charge(struct rdmachan_verbs_obj *v,
 			  struct rdmachan_device *dev, struct ib_device *ibdev);
 struct rdmachan_verbs_obj *rdmachan_verbs_find(struct rdmachan_file *file,
@@ -251,7 +265,10 @@ struct rdmachan_device *rdmachan_context_device(struct rdmachan_file *file,
 						struct rdmachan_async_queue **async);
 
 struct ib_device *rdmachan_pd_enter(struct rdmachan_file *file, u32 handle,
+				    struct rdmachan_verbs_obj *v,
 				    struct rdmachan_pd **pdp);
+void rdmachan_pd_exit(struct rdmachan_file *file, struct rdmachan_pd *pd);
+struct rdmachan_pd *rdmachan_pd_hold(struct rdmachan_pd *pd);
 
 /* Lookups with the file's verbs_lock held: NULL when not an object of it. */
 static inline struct rdmachan_pd *rdmachan_pd_find(struct rdmachan_file *file,

@@ -129,15 +129,12 @@ int rdmachan_resolve_dmac(struct ib_device *ibdev, struct rdma_ah_attr *ah)
 	return ret;
 }
 
-static void rdmachan_ah_free(struct rdmachan_object *obj)
+static void rdmachan_ah_release(struct rdmachan_verbs_obj *v)
 {
-	struct rdmachan_ah *ah = container_of(obj, struct rdmachan_ah, v.obj);
+	struct rdmachan_ah *ah = container_of(v, struct rdmachan_ah, v);
 
-	rdmachan_verbs_release(&ah->v);
 	if (ah->pd)
 		rdmachan_object_put(&ah->pd->v.obj);
-	kfree_rcu(ah, v.obj.rcu);
-	rdmachan_count_dec(RDMACHAN_COUNT_AHS);
 }
 
 static void rdmachan_ah_teardown(struct rdmachan_verbs_obj *v)
@@ -149,40 +146,38 @@ static void rdmachan_ah_teardown(struct rdmachan_verbs_obj *v)
 	atomic_dec(&ah->pd->v.users);
 }
 
+static const struct rdmachan_verbs_kind rdmachan_ah_kind = {
+	.type = RDMACHAN_OBJ_AH,
+	.rank = RDMACHAN_RANK_AH,
+	.count = RDMACHAN_COUNT_AHS,
+	.teardown = rdmachan_ah_teardown,
+	.release = rdmachan_ah_release,
+};
+
 int rdmachan_cmd_create_ah(struct rdmachan_call *call, void *arg)
 {
 	struct rdmachan_create_ah *cmd = arg;
 	struct rdmachan_file *file = call->file;
 	struct rdma_ah_attr attr;
-	struct rdmachan_device *dev;
 	struct ib_device *ibdev;
 	struct rdmachan_pd *pd;
 	struct rdmachan_ah *ah;
 	struct ib_ah *ibah;
 	int ret;
 
-	ah = kzalloc(sizeof(*ah), RDMACHAN_GFP);
+	ah = rdmachan_verbs_alloc(file, struct rdmachan_ah, &rdmachan_ah_kind);
 	if (!ah)
 		return -ENOMEM;
-	rdmachan_count_inc(RDMACHAN_COUNT_AHS);
-	rdmachan_verbs_init(&ah->v, file, RDMACHAN_OBJ_AH, RDMACHAN_RANK_AH,
-			    rdmachan_ah_free, rdmachan_ah_teardown);
 	ret = rdmachan_verbs_reserve(call, &ah->v, &cmd->out_handle);
 	if (ret) {
 		rdmachan_object_put(&ah->v.obj);
 		return ret;
 	}
 
-	down_read(&file->verbs_lock);
-	ibdev = rdmachan_pd_enter(file, cmd->pd, &pd);
-	if (IS_ERR(ibdev)) {
-		ret = PTR_ERR(ibdev);
-		goto out_unlock;
-	}
-	dev = pd->v.dev;
+	ibdev = rdmachan_pd_enter(file, cmd->pd, &ah->v, &pd);
+	if (IS_ERR(ibdev))
+		return PTR_ERR(ibdev);
 	ret = rdmachan_ah_attr_from_user(ibdev, &cmd->attr, &attr);
-	if (!ret)
-		ret = rdmachan_verbs_charge(&ah->v, dev, ibdev);
 	if (ret)
 		goto out_exit;
 	/* It resolves the MAC address of a RoCE destination. */
@@ -192,13 +187,9 @@ int rdmachan_cmd_create_ah(struct rdmachan_call *call, void *arg)
 		goto out_exit;
 	}
 	ah->ib = ibah;
-	ah->pd = pd;
-	kref_get(&pd->v.obj.ref);
-	atomic_inc(&pd->v.users);
-	rdmachan_verbs_add(&ah->v, dev);
+	ah->pd = rdmachan_pd_hold(pd);
+	rdmachan_verbs_add(&ah->v, pd->v.dev);
 out_exit:
-	rdmachan_device_exit(dev);
-out_unlock:
-	up_read(&file->verbs_lock);
+	rdmachan_pd_exit(file, pd);
 	return ret;
 }

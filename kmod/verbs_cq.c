@@ -20,11 +20,10 @@
 /* Completions polled from the device at a time, on the stack. */
 #define RDMACHAN_POLL_BATCH	8
 
-static void rdmachan_cq_free(struct rdmachan_object *obj)
+static void rdmachan_cq_release(struct rdmachan_verbs_obj *v)
 {
-	struct rdmachan_cq *cq = container_of(obj, struct rdmachan_cq, v.obj);
+	struct rdmachan_cq *cq = container_of(v, struct rdmachan_cq, v);
 
-	rdmachan_verbs_release(&cq->v);
 	rdmachan_async_obj_release(&cq->async);
 	rdmachan_cq_ring_put(cq);
 	if (cq->channel)
@@ -32,9 +31,6 @@ static void rdmachan_cq_free(struct rdmachan_object *obj)
 	kvfree(cq->saved);
 	xa_destroy(&cq->qps);
 	mutex_destroy(&cq->poll_lock);
-	/* A late completion handler may still be reading it. */
-	kfree_rcu(cq, v.obj.rcu);
-	rdmachan_count_dec(RDMACHAN_COUNT_CQS);
 }
 
 static void rdmachan_cq_teardown(struct rdmachan_verbs_obj *v)
@@ -119,6 +115,15 @@ static int rdmachan_cq_destroy_begin(struct rdmachan_object *obj)
 	return ret;
 }
 
+static const struct rdmachan_verbs_kind rdmachan_cq_kind = {
+	.type = RDMACHAN_OBJ_CQ,
+	.rank = RDMACHAN_RANK_CQ,
+	.count = RDMACHAN_COUNT_CQS,
+	.teardown = rdmachan_cq_teardown,
+	.destroy_begin = rdmachan_cq_destroy_begin,
+	.release = rdmachan_cq_release,
+};
+
 int rdmachan_cmd_create_cq(struct rdmachan_call *call, void *arg)
 {
 	struct rdmachan_create_cq *cmd = arg;
@@ -147,18 +152,14 @@ int rdmachan_cmd_create_cq(struct rdmachan_call *call, void *arg)
 			goto out_dev;
 		}
 	}
-	cq = kzalloc(sizeof(*cq), RDMACHAN_GFP);
+	cq = rdmachan_verbs_alloc(call->file, struct rdmachan_cq,
+				  &rdmachan_cq_kind);
 	if (!cq) {
 		if (ch)
 			rdmachan_comp_channel_put(ch);
 		ret = -ENOMEM;
 		goto out_dev;
 	}
-	rdmachan_count_inc(RDMACHAN_COUNT_CQS);
-	rdmachan_verbs_init(&cq->v, call->file, RDMACHAN_OBJ_CQ,
-			    RDMACHAN_RANK_CQ, rdmachan_cq_free,
-			    rdmachan_cq_teardown);
-	cq->v.obj.destroy_begin = rdmachan_cq_destroy_begin;
 	cq->channel = ch;
 	cq->user_context = cmd->user_context;
 	INIT_LIST_HEAD(&cq->channel_entry);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rdmachan: what all verbs objects share: lookup on the data path, the
- * device's list of them, and teardown by destroy, file release and device
- * removal.
+ * rdmachan: what all verbs objects share: allocation and freeing, lookup
+ * on the data path, the device's list of them, and teardown by destroy,
+ * file release and device removal.
  *
  * A verbs object's IB object is only used under its file's verbs_lock
  * held for read, and only torn down with it held for write. Its handle
@@ -13,23 +13,6 @@
 #include <linux/slab.h>
 
 #include "rdmachan.h"
-
-void rdmachan_verbs_init(struct rdmachan_verbs_obj *v,
-			 struct rdmachan_file *file,
-			 enum rdmachan_object_type type,
-			 enum rdmachan_verbs_rank rank,
-			 void (*free)(struct rdmachan_object *obj),
-			 void (*teardown)(struct rdmachan_verbs_obj *v))
-{
-	v->obj.type = type;
-	v->obj.free = free;
-	v->obj.destroy = rdmachan_verbs_destroy;
-	v->file = file;
-	v->rank = rank;
-	v->teardown = teardown;
-	INIT_LIST_HEAD(&v->dev_entry);
-	atomic_set(&v->users, 0);
-}
 
 int rdmachan_verbs_reserve(struct rdmachan_call *call,
 			   struct rdmachan_verbs_obj *v, u32 *handle)
@@ -51,9 +34,10 @@ void rdmachan_verbs_add(struct rdmachan_verbs_obj *v,
 	kref_get(&dev->ref);
 	v->dev = dev;
 	mutex_lock(&dev->verbs_lock);
-	list_add(&v->dev_entry, &dev->verbs[v->rank]);
-	mutex_unlock(&dev->verbs_lock);
+	/* whoever finds it on the list sees it live */
 	v->live = true;
+	list_add(&v->dev_entry, &dev->verbs[v->kind->rank]);
+	mutex_unlock(&dev->verbs_lock);
 }
 
 /*
@@ -83,14 +67,40 @@ static void rdmachan_verbs_uncharge(struct rdmachan_verbs_obj *v)
 	v->charge_dev = NULL;
 }
 
-/* For the free functions: what every verbs object holds. */
-void rdmachan_verbs_release(struct rdmachan_verbs_obj *v)
+/* Every verbs object is freed here, after a grace period for lookups. */
+static void rdmachan_verbs_free(struct rdmachan_object *obj)
 {
+	struct rdmachan_verbs_obj *v =
+		container_of(obj, struct rdmachan_verbs_obj, obj);
+	enum rdmachan_counter count = v->kind->count;
+
 	WARN_ON(v->live);
 	/* a create that failed after the charge */
 	rdmachan_verbs_uncharge(v);
 	if (v->dev)
 		rdmachan_device_put(v->dev);
+	v->kind->release(v);
+	kfree_rcu(v, obj.rcu);
+	rdmachan_count_dec(count);
+}
+
+void *rdmachan_verbs_zalloc(struct rdmachan_file *file,
+			    const struct rdmachan_verbs_kind *kind, size_t size)
+{
+	struct rdmachan_verbs_obj *v = kzalloc(size, RDMACHAN_GFP);
+
+	if (!v)
+		return NULL;
+	rdmachan_count_inc(kind->count);
+	kref_init(&v->obj.ref);
+	v->obj.type = kind->type;
+	v->obj.free = rdmachan_verbs_free;
+	v->obj.destroy = rdmachan_verbs_destroy;
+	v->obj.destroy_begin = kind->destroy_begin;
+	v->kind = kind;
+	v->file = file;
+	INIT_LIST_HEAD(&v->dev_entry);
+	return v;
 }
 
 struct rdmachan_verbs_obj *rdmachan_verbs_find(struct rdmachan_file *file,
@@ -115,7 +125,7 @@ void rdmachan_verbs_teardown(struct rdmachan_verbs_obj *v)
 	lockdep_assert_held_write(&v->file->verbs_lock);
 	if (!v->live)
 		return;
-	v->teardown(v);
+	v->kind->teardown(v);
 	rdmachan_verbs_uncharge(v);
 	v->live = false;
 	mutex_lock(&v->dev->verbs_lock);
@@ -168,7 +178,7 @@ void rdmachan_verbs_file_release(struct rdmachan_file *file)
 			    obj->type > RDMACHAN_OBJ_AH)
 				continue;
 			v = container_of(obj, struct rdmachan_verbs_obj, obj);
-			if (v->rank == rank)
+			if (v->kind->rank == rank)
 				rdmachan_verbs_teardown(v);
 		}
 	}

@@ -11,15 +11,12 @@
 
 #include "rdmachan.h"
 
-static void rdmachan_pd_free(struct rdmachan_object *obj)
+static void rdmachan_pd_release(struct rdmachan_verbs_obj *v)
 {
-	struct rdmachan_pd *pd = container_of(obj, struct rdmachan_pd, v.obj);
+	struct rdmachan_pd *pd = container_of(v, struct rdmachan_pd, v);
 
-	rdmachan_verbs_release(&pd->v);
 	rdmachan_async_queue_put(pd->async);
 	xa_destroy(&pd->mrs);
-	kfree_rcu(pd, v.obj.rcu);
-	rdmachan_count_dec(RDMACHAN_COUNT_PDS);
 }
 
 static void rdmachan_pd_teardown(struct rdmachan_verbs_obj *v)
@@ -30,6 +27,15 @@ static void rdmachan_pd_teardown(struct rdmachan_verbs_obj *v)
 	ib_dealloc_pd(pd->ib);
 	pd->ib = NULL;
 }
+
+static const struct rdmachan_verbs_kind rdmachan_pd_kind = {
+	.type = RDMACHAN_OBJ_PD,
+	.rank = RDMACHAN_RANK_PD,
+	.count = RDMACHAN_COUNT_PDS,
+	.teardown = rdmachan_pd_teardown,
+	.destroy_begin = rdmachan_verbs_destroy_unused,
+	.release = rdmachan_pd_release,
+};
 
 int rdmachan_cmd_alloc_pd(struct rdmachan_call *call, void *arg)
 {
@@ -44,18 +50,14 @@ int rdmachan_cmd_alloc_pd(struct rdmachan_call *call, void *arg)
 	dev = rdmachan_context_device(call->file, cmd->context, &async);
 	if (!dev)
 		return -ENOENT;
-	pd = kzalloc(sizeof(*pd), RDMACHAN_GFP);
+	pd = rdmachan_verbs_alloc(call->file, struct rdmachan_pd,
+				  &rdmachan_pd_kind);
 	if (!pd) {
 		rdmachan_async_queue_put(async);
 		ret = -ENOMEM;
 		goto out_dev;
 	}
 	pd->async = async;
-	rdmachan_count_inc(RDMACHAN_COUNT_PDS);
-	rdmachan_verbs_init(&pd->v, call->file, RDMACHAN_OBJ_PD,
-			    RDMACHAN_RANK_PD, rdmachan_pd_free,
-			    rdmachan_pd_teardown);
-	pd->v.obj.destroy_begin = rdmachan_verbs_destroy_unused;
 	xa_init(&pd->mrs);
 	ret = rdmachan_verbs_reserve(call, &pd->v, &cmd->out_handle);
 	if (ret) {
@@ -85,15 +87,12 @@ out_dev:
 	return ret;
 }
 
-static void rdmachan_mr_free(struct rdmachan_object *obj)
+static void rdmachan_mr_release(struct rdmachan_verbs_obj *v)
 {
-	struct rdmachan_mr *mr = container_of(obj, struct rdmachan_mr, v.obj);
+	struct rdmachan_mr *mr = container_of(v, struct rdmachan_mr, v);
 
-	rdmachan_verbs_release(&mr->v);
 	if (mr->pd)
 		rdmachan_object_put(&mr->pd->v.obj);
-	kfree_rcu(mr, v.obj.rcu);
-	rdmachan_count_dec(RDMACHAN_COUNT_MRS);
 }
 
 static void rdmachan_mr_teardown(struct rdmachan_verbs_obj *v)
@@ -118,26 +117,55 @@ static void rdmachan_mr_teardown(struct rdmachan_verbs_obj *v)
 					 IB_ACCESS_HUGETLB)
 
 /*
- * With the file's verbs_lock held: the live PD @handle names, with its
- * device entered for the caller (rdmachan_device_exit() when done).
+ * The start of every create on a PD: the file's verbs_lock held for read,
+ * the live PD @handle names in *@pdp, its device entered, and the new
+ * object @v charged to the caller's RDMA cgroup. Undone by
+ * rdmachan_pd_exit(); on failure nothing is held.
  */
 struct ib_device *rdmachan_pd_enter(struct rdmachan_file *file, u32 handle,
+				    struct rdmachan_verbs_obj *v,
 				    struct rdmachan_pd **pdp)
 {
-	struct rdmachan_pd *pd = rdmachan_pd_find(file, handle);
 	struct ib_device *ibdev;
+	struct rdmachan_pd *pd;
 	int ret;
 
+	down_read(&file->verbs_lock);
+	pd = rdmachan_pd_find(file, handle);
 	ret = rdmachan_verbs_usable(pd ? &pd->v : NULL);
 	if (ret)
-		return ERR_PTR(ret);
+		goto out_unlock;
+	ret = -ENOENT;
 	if (pd->v.dead)
-		return ERR_PTR(-ENOENT);
+		goto out_unlock;
+	ret = -ENODEV;
 	ibdev = rdmachan_device_enter(pd->v.dev);
 	if (!ibdev)
-		return ERR_PTR(-ENODEV);
+		goto out_unlock;
+	ret = rdmachan_verbs_charge(v, pd->v.dev, ibdev);
+	if (ret) {
+		rdmachan_device_exit(pd->v.dev);
+		goto out_unlock;
+	}
 	*pdp = pd;
 	return ibdev;
+out_unlock:
+	up_read(&file->verbs_lock);
+	return ERR_PTR(ret);
+}
+
+void rdmachan_pd_exit(struct rdmachan_file *file, struct rdmachan_pd *pd)
+{
+	rdmachan_device_exit(pd->v.dev);
+	up_read(&file->verbs_lock);
+}
+
+/* A new object of @pd holds it, and keeps its destroy from going first. */
+struct rdmachan_pd *rdmachan_pd_hold(struct rdmachan_pd *pd)
+{
+	kref_get(&pd->v.obj.ref);
+	atomic_inc(&pd->v.users);
+	return pd;
 }
 
 static int rdmachan_mr_check(struct rdmachan_reg_mr *cmd, u32 *access)
@@ -161,11 +189,18 @@ static int rdmachan_mr_check(struct rdmachan_reg_mr *cmd, u32 *access)
 	return 0;
 }
 
+static const struct rdmachan_verbs_kind rdmachan_mr_kind = {
+	.type = RDMACHAN_OBJ_MR,
+	.rank = RDMACHAN_RANK_MR,
+	.count = RDMACHAN_COUNT_MRS,
+	.teardown = rdmachan_mr_teardown,
+	.release = rdmachan_mr_release,
+};
+
 int rdmachan_cmd_reg_mr(struct rdmachan_call *call, void *arg)
 {
 	struct rdmachan_reg_mr *cmd = arg;
 	struct rdmachan_file *file = call->file;
-	struct rdmachan_device *dev;
 	struct ib_device *ibdev;
 	struct rdmachan_pd *pd;
 	struct rdmachan_mr *mr;
@@ -176,28 +211,18 @@ int rdmachan_cmd_reg_mr(struct rdmachan_call *call, void *arg)
 	ret = rdmachan_mr_check(cmd, &access);
 	if (ret)
 		return ret;
-	mr = kzalloc(sizeof(*mr), RDMACHAN_GFP);
+	mr = rdmachan_verbs_alloc(file, struct rdmachan_mr, &rdmachan_mr_kind);
 	if (!mr)
 		return -ENOMEM;
-	rdmachan_count_inc(RDMACHAN_COUNT_MRS);
-	rdmachan_verbs_init(&mr->v, file, RDMACHAN_OBJ_MR, RDMACHAN_RANK_MR,
-			    rdmachan_mr_free, rdmachan_mr_teardown);
 	ret = rdmachan_verbs_reserve(call, &mr->v, &cmd->out_handle);
 	if (ret) {
 		rdmachan_object_put(&mr->v.obj);
 		return ret;
 	}
 
-	down_read(&file->verbs_lock);
-	ibdev = rdmachan_pd_enter(file, cmd->pd, &pd);
-	if (IS_ERR(ibdev)) {
-		ret = PTR_ERR(ibdev);
-		goto out_unlock;
-	}
-	dev = pd->v.dev;
-	ret = rdmachan_verbs_charge(&mr->v, dev, ibdev);
-	if (ret)
-		goto out_exit;
+	ibdev = rdmachan_pd_enter(file, cmd->pd, &mr->v, &pd);
+	if (IS_ERR(ibdev))
+		return PTR_ERR(ibdev);
 	/* Pins the pages of current->mm: unmapped memory is -EFAULT. */
 	ibmr = ib_reg_user_mr(pd->ib, cmd->addr, cmd->length, cmd->iova,
 			      access);
@@ -211,19 +236,15 @@ int rdmachan_cmd_reg_mr(struct rdmachan_call *call, void *arg)
 		goto out_exit;
 	}
 	mr->ib = ibmr;
-	mr->pd = pd;
-	kref_get(&pd->v.obj.ref);
-	atomic_inc(&pd->v.users);
+	mr->pd = rdmachan_pd_hold(pd);
 	mr->iova = cmd->iova;
 	mr->length = cmd->length;
 	mr->access = access;
 	mr->lkey = ibmr->lkey;
 	cmd->out_lkey = ibmr->lkey;
 	cmd->out_rkey = ibmr->rkey;
-	rdmachan_verbs_add(&mr->v, dev);
+	rdmachan_verbs_add(&mr->v, pd->v.dev);
 out_exit:
-	rdmachan_device_exit(dev);
-out_unlock:
-	up_read(&file->verbs_lock);
+	rdmachan_pd_exit(file, pd);
 	return ret;
 }

@@ -19,12 +19,11 @@
 /* Attribute mask bits a QP can be modified or queried with: IB_QP_STATE..IB_QP_DEST_QPN */
 #define RDMACHAN_QP_ATTR_MASK	((IB_QP_DEST_QPN << 1) - 1)
 
-static void rdmachan_qp_free(struct rdmachan_object *obj)
+static void rdmachan_qp_release(struct rdmachan_verbs_obj *v)
 {
-	struct rdmachan_qp *qp = container_of(obj, struct rdmachan_qp, v.obj);
+	struct rdmachan_qp *qp = container_of(v, struct rdmachan_qp, v);
 
 	WARN_ON(qp->cm_id);
-	rdmachan_verbs_release(&qp->v);
 	rdmachan_async_obj_release(&qp->async);
 	if (qp->pd)
 		rdmachan_object_put(&qp->pd->v.obj);
@@ -35,8 +34,6 @@ static void rdmachan_qp_free(struct rdmachan_object *obj)
 	if (qp->srq)
 		rdmachan_object_put(&qp->srq->v.obj);
 	mutex_destroy(&qp->modify_lock);
-	kfree_rcu(qp, v.obj.rcu);
-	rdmachan_count_dec(RDMACHAN_COUNT_QPS);
 }
 
 /*
@@ -84,23 +81,6 @@ void rdmachan_qp_error(struct rdmachan_cm_id *id)
 
 	if (qp)
 		ib_modify_qp(qp->ib, &attr, IB_QP_STATE);
-}
-
-/*
- * Device removal, with the file's verbs_lock held: the QP flushes its
- * work requests to its CQs. rxe does it from tasklets, which run here
- * when bottom halves come back on.
- */
-int rdmachan_qp_flush(struct rdmachan_verbs_obj *v)
-{
-	struct rdmachan_qp *qp = container_of(v, struct rdmachan_qp, v);
-	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
-
-	lockdep_assert_held(&v->file->verbs_lock);
-	ib_modify_qp(qp->ib, &attr, IB_QP_STATE);
-	local_bh_disable();
-	local_bh_enable();
-	return 0;
 }
 
 /*
@@ -395,6 +375,15 @@ static void rdmachan_qp_cap_out(struct rdmachan_qp_cap *dst,
 	dst->__reserved = 0;
 }
 
+static const struct rdmachan_verbs_kind rdmachan_qp_kind = {
+	.type = RDMACHAN_OBJ_QP,
+	.rank = RDMACHAN_RANK_QP,
+	.count = RDMACHAN_COUNT_QPS,
+	.teardown = rdmachan_qp_teardown,
+	.destroy_begin = rdmachan_qp_destroy_begin,
+	.release = rdmachan_qp_release,
+};
+
 int rdmachan_cmd_create_qp(struct rdmachan_call *call, void *arg)
 {
 	struct rdmachan_create_qp *cmd = arg;
@@ -411,13 +400,9 @@ int rdmachan_cmd_create_qp(struct rdmachan_call *call, void *arg)
 	ret = rdmachan_qp_type(cmd->qp_type, &init.qp_type);
 	if (ret)
 		return ret;
-	qp = kzalloc(sizeof(*qp), RDMACHAN_GFP);
+	qp = rdmachan_verbs_alloc(file, struct rdmachan_qp, &rdmachan_qp_kind);
 	if (!qp)
 		return -ENOMEM;
-	rdmachan_count_inc(RDMACHAN_COUNT_QPS);
-	rdmachan_verbs_init(&qp->v, file, RDMACHAN_OBJ_QP, RDMACHAN_RANK_QP,
-			    rdmachan_qp_free, rdmachan_qp_teardown);
-	qp->v.obj.destroy_begin = rdmachan_qp_destroy_begin;
 	mutex_init(&qp->modify_lock);
 	spin_lock_init(&qp->bind_lock);
 	qp->user_context = cmd->user_context;
@@ -628,6 +613,24 @@ static int rdmachan_qp_modify(struct rdmachan_qp *qp, struct ib_qp_attr *attr,
 	return ret;
 }
 
+/*
+ * Device removal, with the file's verbs_lock held: the QP flushes its
+ * work requests to its CQs. rxe does it from tasklets, which run here
+ * when bottom halves come back on. The CM may still be modifying a
+ * bound QP from its handler, so this goes the way every modify goes.
+ */
+int rdmachan_qp_flush(struct rdmachan_verbs_obj *v)
+{
+	struct rdmachan_qp *qp = container_of(v, struct rdmachan_qp, v);
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	lockdep_assert_held(&v->file->verbs_lock);
+	rdmachan_qp_modify(qp, &attr, IB_QP_STATE);
+	local_bh_disable();
+	local_bh_enable();
+	return 0;
+}
+
 int rdmachan_cmd_modify_qp(struct rdmachan_call *call, void *arg)
 {
 	struct rdmachan_modify_qp *cmd = arg;
@@ -652,9 +655,9 @@ int rdmachan_cmd_modify_qp(struct rdmachan_call *call, void *arg)
 
 int rdmachan_cmd_query_qp(struct rdmachan_call *call, void *arg)
 {
-	struct rdmachan_modify_qp *cmd = arg;
+	struct rdmachan_query_qp *cmd = arg;
 	struct rdmachan_file *file = call->file;
-	struct rdmachan_qp_attr *a = &cmd->attr;
+	struct rdmachan_qp_attr *a = &cmd->out_attr;
 	struct ib_qp_init_attr init = {};
 	struct ib_qp_attr attr = {};
 	struct rdmachan_qp *qp;

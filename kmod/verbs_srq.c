@@ -10,17 +10,13 @@
 /* IBV_SRQ_MAX_WR and IBV_SRQ_LIMIT */
 #define RDMACHAN_SRQ_ATTR_MASK	(IB_SRQ_MAX_WR | IB_SRQ_LIMIT)
 
-static void rdmachan_srq_free(struct rdmachan_object *obj)
+static void rdmachan_srq_release(struct rdmachan_verbs_obj *v)
 {
-	struct rdmachan_srq *srq =
-		container_of(obj, struct rdmachan_srq, v.obj);
+	struct rdmachan_srq *srq = container_of(v, struct rdmachan_srq, v);
 
-	rdmachan_verbs_release(&srq->v);
 	rdmachan_async_obj_release(&srq->async);
 	if (srq->pd)
 		rdmachan_object_put(&srq->pd->v.obj);
-	kfree_rcu(srq, v.obj.rcu);
-	rdmachan_count_dec(RDMACHAN_COUNT_SRQS);
 }
 
 static void rdmachan_srq_teardown(struct rdmachan_verbs_obj *v)
@@ -72,12 +68,20 @@ static void rdmachan_srq_attr_out(struct rdmachan_srq_attr *dst,
 	dst->__reserved = 0;
 }
 
+static const struct rdmachan_verbs_kind rdmachan_srq_kind = {
+	.type = RDMACHAN_OBJ_SRQ,
+	.rank = RDMACHAN_RANK_SRQ,
+	.count = RDMACHAN_COUNT_SRQS,
+	.teardown = rdmachan_srq_teardown,
+	.destroy_begin = rdmachan_srq_destroy_begin,
+	.release = rdmachan_srq_release,
+};
+
 int rdmachan_cmd_create_srq(struct rdmachan_call *call, void *arg)
 {
 	struct rdmachan_create_srq *cmd = arg;
 	struct rdmachan_file *file = call->file;
 	struct ib_srq_init_attr init = {};
-	struct rdmachan_device *dev;
 	struct ib_device *ibdev;
 	struct rdmachan_srq *srq;
 	struct rdmachan_pd *pd;
@@ -86,13 +90,10 @@ int rdmachan_cmd_create_srq(struct rdmachan_call *call, void *arg)
 
 	if (cmd->__reserved || cmd->__reserved2 || cmd->attr.__reserved)
 		return -EINVAL;
-	srq = kzalloc(sizeof(*srq), RDMACHAN_GFP);
+	srq = rdmachan_verbs_alloc(file, struct rdmachan_srq,
+				   &rdmachan_srq_kind);
 	if (!srq)
 		return -ENOMEM;
-	rdmachan_count_inc(RDMACHAN_COUNT_SRQS);
-	rdmachan_verbs_init(&srq->v, file, RDMACHAN_OBJ_SRQ, RDMACHAN_RANK_SRQ,
-			    rdmachan_srq_free, rdmachan_srq_teardown);
-	srq->v.obj.destroy_begin = rdmachan_srq_destroy_begin;
 	srq->user_context = cmd->user_context;
 	ret = rdmachan_verbs_reserve(call, &srq->v, &cmd->out_handle);
 	if (ret) {
@@ -100,16 +101,9 @@ int rdmachan_cmd_create_srq(struct rdmachan_call *call, void *arg)
 		return ret;
 	}
 
-	down_read(&file->verbs_lock);
-	ibdev = rdmachan_pd_enter(file, cmd->pd, &pd);
-	if (IS_ERR(ibdev)) {
-		ret = PTR_ERR(ibdev);
-		goto out_unlock;
-	}
-	dev = pd->v.dev;
-	ret = rdmachan_verbs_charge(&srq->v, dev, ibdev);
-	if (ret)
-		goto out_exit;
+	ibdev = rdmachan_pd_enter(file, cmd->pd, &srq->v, &pd);
+	if (IS_ERR(ibdev))
+		return PTR_ERR(ibdev);
 	rdmachan_async_obj_init(&srq->async, &srq->v,
 				RDMACHAN_ASYNC_ELEMENT_SRQ, pd->async,
 				srq->user_context);
@@ -124,16 +118,12 @@ int rdmachan_cmd_create_srq(struct rdmachan_call *call, void *arg)
 		goto out_exit;
 	}
 	srq->ib = ibsrq;
-	srq->pd = pd;
+	srq->pd = rdmachan_pd_hold(pd);
 	srq->max_sge = init.attr.max_sge;
-	kref_get(&pd->v.obj.ref);
-	atomic_inc(&pd->v.users);
 	rdmachan_srq_attr_out(&cmd->out_attr, &init.attr);
-	rdmachan_verbs_add(&srq->v, dev);
+	rdmachan_verbs_add(&srq->v, pd->v.dev);
 out_exit:
-	rdmachan_device_exit(dev);
-out_unlock:
-	up_read(&file->verbs_lock);
+	rdmachan_pd_exit(file, pd);
 	return ret;
 }
 
@@ -160,13 +150,13 @@ int rdmachan_cmd_modify_srq(struct rdmachan_call *call, void *arg)
 
 int rdmachan_cmd_query_srq(struct rdmachan_call *call, void *arg)
 {
-	struct rdmachan_modify_srq *cmd = arg;
+	struct rdmachan_query_srq *cmd = arg;
 	struct rdmachan_file *file = call->file;
 	struct ib_srq_attr attr = {};
 	struct rdmachan_srq *srq;
 	int ret;
 
-	if (cmd->attr.__reserved || cmd->attr_mask)
+	if (cmd->out_attr.__reserved || cmd->__reserved)
 		return -EINVAL;
 	down_read(&file->verbs_lock);
 	srq = rdmachan_srq_find(file, cmd->srq);
@@ -175,6 +165,6 @@ int rdmachan_cmd_query_srq(struct rdmachan_call *call, void *arg)
 		ret = ib_query_srq(srq->ib, &attr);
 	up_read(&file->verbs_lock);
 	if (!ret)
-		rdmachan_srq_attr_out(&cmd->attr, &attr);
+		rdmachan_srq_attr_out(&cmd->out_attr, &attr);
 	return ret;
 }

@@ -236,8 +236,8 @@ RDMACHAN_EXPORT int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 				 struct ibv_qp_init_attr *init_attr)
 {
 	RETURN_IF_BYPASS(ibv_query_qp, qp, attr, attr_mask, init_attr);
-	struct rdmachan_modify_qp cmd;
-	const struct rdmachan_qp_attr *k = &cmd.attr;
+	struct rdmachan_query_qp cmd;
+	const struct rdmachan_qp_attr *k = &cmd.out_attr;
 	/*
 	 * A hint, as in libibverbs: every attribute is filled in, and the
 	 * kernel is asked with the bits it knows (IBV_QP_STATE..DEST_QPN).

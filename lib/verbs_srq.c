@@ -76,16 +76,16 @@ RDMACHAN_EXPORT int ibv_query_srq(struct ibv_srq *srq,
 				  struct ibv_srq_attr *srq_attr)
 {
 	RETURN_IF_BYPASS(ibv_query_srq, srq, srq_attr);
-	struct rdmachan_modify_srq cmd = {
+	struct rdmachan_query_srq cmd = {
 		.size = sizeof(cmd),
 		.srq = srq->handle,
 	};
 
 	if (rdmachan_ioctl(srq->context->cmd_fd, RDMACHAN_IOC_QUERY_SRQ, &cmd))
 		return errno;
-	srq_attr->max_wr = cmd.attr.max_wr;
-	srq_attr->max_sge = cmd.attr.max_sge;
-	srq_attr->srq_limit = cmd.attr.srq_limit;
+	srq_attr->max_wr = cmd.out_attr.max_wr;
+	srq_attr->max_sge = cmd.out_attr.max_sge;
+	srq_attr->srq_limit = cmd.out_attr.srq_limit;
 	return 0;
 }
 

@@ -210,13 +210,13 @@ static __maybe_unused int raw_modify_qp(int fd, __u32 qp, __u32 mask,
 static __maybe_unused int raw_query_qp(int fd, __u32 qp,
 				       struct rdmachan_qp_attr *attr)
 {
-	struct rdmachan_modify_qp cmd = {
+	struct rdmachan_query_qp cmd = {
 		.size = sizeof(cmd), .qp = qp, .attr_mask = 0x1fffff,
 	};
 
 	if (ioctl(fd, RDMACHAN_IOC_QUERY_QP, &cmd))
 		return errno;
-	*attr = cmd.attr;
+	*attr = cmd.out_attr;
 	return 0;
 }
 
@@ -411,6 +411,57 @@ static __maybe_unused int raw_drained_qp(int fd, __u32 pd, __u32 cq,
 	if (!ret)
 		ret = raw_modify_qp(fd, *qp, IBV_QP_STATE, &a);
 	return ret;
+}
+
+/*
+ * RESET to RTS for an RC QP talking to @dest_qpn through @ah, as
+ * ibv_rc_pingpong connects, with @retry_cnt and @rnr_retry (7: forever).
+ */
+static __maybe_unused int raw_rc_connect_retries(int fd, __u32 qp,
+						  __u32 dest_qpn,
+						  const struct rdmachan_ah_attr *ah,
+						  __u8 retry_cnt, __u8 rnr_retry)
+{
+	struct rdmachan_qp_attr a = {};
+	int ret;
+
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			    IBV_ACCESS_REMOTE_ATOMIC;
+	ret = raw_modify_qp(fd, qp, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS, &a);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dest_qpn;
+	a.rq_psn = 0x123;
+	a.max_dest_rd_atomic = 4;
+	a.min_rnr_timer = 12;
+	a.ah_attr = *ah;
+	ret = raw_modify_qp(fd, qp, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			    IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER, &a);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = retry_cnt;
+	a.rnr_retry = rnr_retry;
+	a.sq_psn = 0x123;
+	a.max_rd_atomic = 4;
+	return raw_modify_qp(fd, qp, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC, &a);
+}
+
+static __maybe_unused int raw_rc_connect(int fd, __u32 qp, __u32 dest_qpn,
+					  const struct rdmachan_ah_attr *ah)
+{
+	return raw_rc_connect_retries(fd, qp, dest_qpn, ah, 7, 7);
 }
 
 #endif /* RDMACHAN_VERBS_RAW_H */

@@ -194,6 +194,17 @@ TEST_F(async, commands_on_the_wrong_file)
 	EXPECT_EQ(ENOTTY, errno);
 	EXPECT_EQ(-1, ioctl(self->afd, FIONREAD, buf));
 	EXPECT_EQ(ENOTTY, errno);
+	/* its own command with another type or direction */
+	*(__u32 *)buf = sizeof(struct rdmachan_get_async_event);
+	EXPECT_EQ(-1, ioctl(self->afd, _IOWR('x', RDMACHAN_CMD_GET_ASYNC_EVENT,
+					     struct rdmachan_get_async_event),
+			    buf));
+	EXPECT_EQ(ENOTTY, errno);
+	EXPECT_EQ(-1, ioctl(self->afd, _IOR(RDMACHAN_IOCTL_TYPE,
+					    RDMACHAN_CMD_GET_ASYNC_EVENT,
+					    struct rdmachan_get_async_event),
+			    buf));
+	EXPECT_EQ(ENOTTY, errno);
 }
 
 TEST_F(async, one_async_file_per_context)

@@ -121,44 +121,6 @@ static void ring_unmap(struct ring *ring)
 	ring->r = NULL;
 }
 
-/* RESET to RTS for an RC QP talking to @dest_qpn through @ah. */
-static int rc_connect(int fd, __u32 qp, __u32 dest_qpn,
-		      const struct rdmachan_ah_attr *ah)
-{
-	struct rdmachan_qp_attr a = {};
-	int ret;
-
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	ret = raw_modify_qp(fd, qp, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS, &a);
-	if (ret)
-		return ret;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest_qpn;
-	a.rq_psn = 0x55;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	a.ah_attr = *ah;
-	ret = raw_modify_qp(fd, qp, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			    IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER, &a);
-	if (ret)
-		return ret;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 10;
-	a.retry_cnt = 2;
-	a.rnr_retry = 1;
-	a.sq_psn = 0x55;
-	a.max_rd_atomic = 1;
-	return raw_modify_qp(fd, qp, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC, &a);
-}
-
 static long ring_objects(void)
 {
 	return rdmachan_counter("cqs") + rdmachan_counter("cq_rings") +
@@ -210,8 +172,9 @@ FIXTURE_SETUP(rc)
 				   &self->qpn[1], NULL));
 	ah_to_self(self->fd, self->ctx, &ah);
 	for (i = 0; i < 2; i++)
-		ASSERT_EQ(0, rc_connect(self->fd, self->qp[i], self->qpn[!i],
-					&ah));
+		/* a sender gives up soon once its peer's ring is full */
+		ASSERT_EQ(0, raw_rc_connect_retries(self->fd, self->qp[i],
+						    self->qpn[!i], &ah, 2, 1));
 }
 
 FIXTURE_TEARDOWN(rc)

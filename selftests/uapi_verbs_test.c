@@ -293,6 +293,14 @@ TEST_F(verbs, comp_channel_file)
 	*(__u32 *)buf = sizeof(ev);
 	EXPECT_EQ(-1, ioctl(self->fd, RDMACHAN_IOC_GET_CQ_EVENT, buf));
 	EXPECT_EQ(ENOTTY, errno);
+	/* its own command with another type or direction */
+	EXPECT_EQ(-1, ioctl(chfd, _IOWR('x', RDMACHAN_CMD_GET_CQ_EVENT,
+					struct rdmachan_get_cq_event), buf));
+	EXPECT_EQ(ENOTTY, errno);
+	EXPECT_EQ(-1, ioctl(chfd, _IOW(RDMACHAN_IOCTL_TYPE,
+				       RDMACHAN_CMD_GET_CQ_EVENT,
+				       struct rdmachan_get_cq_event), buf));
+	EXPECT_EQ(ENOTTY, errno);
 	close(chfd);
 	EXPECT_EQ(channels, rdmachan_counter("comp_channels"));
 }
@@ -346,46 +354,6 @@ TEST_F(verbs, comp_channel_of_another_process)
 	close(chfd);
 }
 
-/* RESET to RTS for an RC QP talking to @dest_qpn through @ah. */
-static int rc_connect(int fd, __u32 qp, __u32 dest_qpn,
-		      const struct rdmachan_ah_attr *ah)
-{
-	struct rdmachan_qp_attr a = {};
-	int ret;
-
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-			    IBV_ACCESS_REMOTE_ATOMIC;
-	ret = raw_modify_qp(fd, qp, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS, &a);
-	if (ret)
-		return ret;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest_qpn;
-	a.rq_psn = 0x123;
-	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 12;
-	a.ah_attr = *ah;
-	ret = raw_modify_qp(fd, qp, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			    IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER, &a);
-	if (ret)
-		return ret;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = 0x123;
-	a.max_rd_atomic = 4;
-	return raw_modify_qp(fd, qp, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC, &a);
-}
-
 static __maybe_unused int qp_to_error(int fd, __u32 qp)
 {
 	struct rdmachan_qp_attr a = { .qp_state = IBV_QPS_ERR };
@@ -436,8 +404,8 @@ FIXTURE_SETUP(rc)
 					   &self->qpn[i], &self->cap));
 	ah_to_self(self->fd, self->ctx, &ah);
 	for (i = 0; i < 2; i++)
-		ASSERT_EQ(0, rc_connect(self->fd, self->qp[i], self->qpn[!i],
-					&ah));
+		ASSERT_EQ(0, raw_rc_connect(self->fd, self->qp[i],
+					    self->qpn[!i], &ah));
 }
 
 FIXTURE_TEARDOWN(rc)
@@ -2091,7 +2059,7 @@ TEST(data_path_races_with_object_churn)
 						   &qpn[i], NULL));
 		ah_to_self(c.fd, c.ctx, &ah);
 		for (i = 0; i < 2; i++)
-			ASSERT_EQ(0, rc_connect(c.fd, c.qp[i], qpn[!i], &ah));
+			ASSERT_EQ(0, raw_rc_connect(c.fd, c.qp[i], qpn[!i], &ah));
 	}
 	ASSERT_EQ(0, pthread_create(&t[0], NULL, churn_traffic, &c));
 	ASSERT_EQ(0, pthread_create(&t[1], NULL, churn_traffic, &c));

@@ -616,28 +616,96 @@ struct rdmachan_resolve_addr {
 };
 
 /**
- * struct rdmachan_id_cmd - a command on one CM id and one value
+ * struct rdmachan_resolve_route - RDMACHAN_IOC_RESOLVE_ROUTE
+ * @size: sizeof(struct rdmachan_resolve_route)
+ * @flags: must be 0
+ * @handle: a CM id whose address is resolved
+ * @timeout_ms: time limit in ms, not negative
+ */
+struct rdmachan_resolve_route {
+	__u32 size;
+	__u32 flags;
+	__u32 handle;
+	__s32 timeout_ms;
+};
+
+/**
+ * struct rdmachan_listen - RDMACHAN_IOC_LISTEN
+ * @size: sizeof(struct rdmachan_listen)
+ * @flags: must be 0
+ * @handle: a CM id
+ * @backlog: connect requests queued at most; <= 0 for the module's maximum
+ *
+ * EINVAL on an id whose RESOLVE_ADDR has not had its ADDR_RESOLVED or
+ * ADDR_ERROR queued yet.
+ */
+struct rdmachan_listen {
+	__u32 size;
+	__u32 flags;
+	__u32 handle;
+	__s32 backlog;
+};
+
+/**
+ * struct rdmachan_disconnect - RDMACHAN_IOC_DISCONNECT
+ * @size: sizeof(struct rdmachan_disconnect)
+ * @flags: must be 0
+ * @handle: a CM id
+ * @__reserved: must be 0
+ */
+struct rdmachan_disconnect {
+	__u32 size;
+	__u32 flags;
+	__u32 handle;
+	__u32 __reserved;
+};
+
+/**
+ * struct rdmachan_establish - RDMACHAN_IOC_ESTABLISH
+ * @size: sizeof(struct rdmachan_establish)
+ * @flags: must be 0
+ * @handle: a CM id
+ * @__reserved: must be 0
+ *
+ * rdma_establish(): completes a connection after
+ * RDMA_CM_EVENT_CONNECT_RESPONSE. EINVAL on an id that did not CONNECT,
+ * before the id's RDMA_CM_EVENT_CONNECT_RESPONSE came (the module takes
+ * the event, read or not; an id with a QP gets ESTABLISHED instead, and no
+ * ESTABLISH), or once it was made: the RDMA CM would answer it with a
+ * reject of the connection, and leave the id's REQ retrying for a minute
+ * or more before the id could be destroyed.
+ */
+struct rdmachan_establish {
+	__u32 size;
+	__u32 flags;
+	__u32 handle;
+	__u32 __reserved;
+};
+
+/**
+ * struct rdmachan_notify - RDMACHAN_IOC_NOTIFY
+ * @size: sizeof(struct rdmachan_notify)
+ * @flags: must be 0
+ * @handle: a CM id
+ * @event: IBV_EVENT_COMM_EST, the only one taken: the RDMA CM's path
+ *	migration leaks references
+ */
+struct rdmachan_notify {
+	__u32 size;
+	__u32 flags;
+	__u32 handle;
+	__u32 event;
+};
+
+/**
+ * struct rdmachan_id_cmd - the layout the five commands above share
  * @size: sizeof(struct rdmachan_id_cmd)
  * @flags: must be 0
  * @handle: a CM id
- * @value: RESOLVE_ROUTE: time limit in ms; LISTEN: backlog, <= 0 for the
- *	module's maximum; NOTIFY: IBV_EVENT_COMM_EST (the only one taken:
- *	the RDMA CM's path migration leaks references); DISCONNECT and
- *	ESTABLISH: must be 0
+ * @value: the command's last field
  *
- * Used by RDMACHAN_IOC_RESOLVE_ROUTE, _LISTEN, _DISCONNECT, _ESTABLISH
- * (rdma_establish(): completes a connection after
- * RDMA_CM_EVENT_CONNECT_RESPONSE) and _NOTIFY.
- *
- * ESTABLISH is EINVAL on an id that did not CONNECT, before the id's
- * RDMA_CM_EVENT_CONNECT_RESPONSE came (the module takes the event, read
- * or not; an id with a QP gets ESTABLISHED instead, and no ESTABLISH), or
- * once it was made: the RDMA CM would answer it with a reject of the
- * connection, and leave the id's REQ retrying for a minute or more before
- * the id could be destroyed. CONNECT is EINVAL on an id that connected or
- * was made for a connect request (the RDMA CM refuses it too). LISTEN is
- * EINVAL on an id whose RESOLVE_ADDR has not had its ADDR_RESOLVED or
- * ADDR_ERROR queued yet.
+ * Kept so that code written against it still builds; new code uses the
+ * command's own struct.
  */
 struct rdmachan_id_cmd {
 	__u32 size;
@@ -660,7 +728,9 @@ struct rdmachan_id_cmd {
  * (also by an ACCEPT that failed, after which the RDMA CM rejected the
  * connection itself). The RDMA CM would answer such a call with a reject
  * of the connection, and leave the id's REQ or REP retrying for a minute
- * or more before the id could be destroyed.
+ * or more before the id could be destroyed. CONNECT is EINVAL on an id
+ * that connected or was made for a connect request (the RDMA CM refuses it
+ * too).
  *
  * On an id without a QP, @conn.qp_num is what the CM sends as the local
  * QP number. If it names a QP of the id's device, that QP must be one
@@ -1299,12 +1369,12 @@ struct rdmachan_qp_attr {
 };
 
 /**
- * struct rdmachan_modify_qp - RDMACHAN_IOC_MODIFY_QP and _QUERY_QP
+ * struct rdmachan_modify_qp - RDMACHAN_IOC_MODIFY_QP
  * @size: sizeof(struct rdmachan_modify_qp)
  * @flags: must be 0
  * @qp: a QP of this file
- * @attr_mask: IBV_QP_* bits: the fields of @attr to set, or to report
- * @attr: the attributes; RDMACHAN_IOC_QUERY_QP fills all of it
+ * @attr_mask: IBV_QP_* bits: the fields of @attr to set
+ * @attr: the attributes
  *
  * An address vector on a RoCE port is resolved to a MAC address by the
  * module. A transition the QP's state does not allow: -EINVAL.
@@ -1315,6 +1385,26 @@ struct rdmachan_modify_qp {
 	__u32 qp;
 	__u32 attr_mask;
 	struct rdmachan_qp_attr attr;
+};
+
+/**
+ * struct rdmachan_query_qp - RDMACHAN_IOC_QUERY_QP
+ * @size: sizeof(struct rdmachan_query_qp)
+ * @flags: must be 0
+ * @qp: a QP of this file
+ * @attr_mask: IBV_QP_* bits the caller asks for; all of @out_attr is
+ *	filled whatever it says, as ibv_query_qp() does
+ * @out_attr: the QP's attributes
+ *
+ * The layout is struct rdmachan_modify_qp's: code that queries with that
+ * struct still works.
+ */
+struct rdmachan_query_qp {
+	__u32 size;
+	__u32 flags;
+	__u32 qp;
+	__u32 attr_mask;
+	struct rdmachan_qp_attr out_attr;
 };
 
 /**
@@ -1464,13 +1554,12 @@ struct rdmachan_create_srq {
 };
 
 /**
- * struct rdmachan_modify_srq - RDMACHAN_IOC_MODIFY_SRQ and _QUERY_SRQ
+ * struct rdmachan_modify_srq - RDMACHAN_IOC_MODIFY_SRQ
  * @size: sizeof(struct rdmachan_modify_srq)
  * @flags: must be 0
  * @srq: an SRQ of this file
- * @attr_mask: IBV_SRQ_MAX_WR and IBV_SRQ_LIMIT bits of @attr to set;
- *	must be 0 for RDMACHAN_IOC_QUERY_SRQ
- * @attr: the attributes; RDMACHAN_IOC_QUERY_SRQ fills it
+ * @attr_mask: IBV_SRQ_MAX_WR and IBV_SRQ_LIMIT bits of @attr to set
+ * @attr: the attributes
  */
 struct rdmachan_modify_srq {
 	__u32 size;
@@ -1478,6 +1567,25 @@ struct rdmachan_modify_srq {
 	__u32 srq;
 	__u32 attr_mask;
 	struct rdmachan_srq_attr attr;
+};
+
+/**
+ * struct rdmachan_query_srq - RDMACHAN_IOC_QUERY_SRQ
+ * @size: sizeof(struct rdmachan_query_srq)
+ * @flags: must be 0
+ * @srq: an SRQ of this file
+ * @__reserved: must be 0
+ * @out_attr: the SRQ's attributes
+ *
+ * The layout is struct rdmachan_modify_srq's, whose attr_mask is this
+ * struct's @__reserved: code that queries with that struct still works.
+ */
+struct rdmachan_query_srq {
+	__u32 size;
+	__u32 flags;
+	__u32 srq;
+	__u32 __reserved;
+	struct rdmachan_srq_attr out_attr;
 };
 
 /**
@@ -1805,9 +1913,9 @@ enum rdmachan_ioctl_nr {
 #define RDMACHAN_IOC_RESOLVE_ADDR \
 	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_RESOLVE_ADDR, struct rdmachan_resolve_addr)
 #define RDMACHAN_IOC_RESOLVE_ROUTE \
-	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_RESOLVE_ROUTE, struct rdmachan_id_cmd)
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_RESOLVE_ROUTE, struct rdmachan_resolve_route)
 #define RDMACHAN_IOC_LISTEN \
-	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_LISTEN, struct rdmachan_id_cmd)
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_LISTEN, struct rdmachan_listen)
 #define RDMACHAN_IOC_CONNECT \
 	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_CONNECT, struct rdmachan_connect)
 #define RDMACHAN_IOC_ACCEPT \
@@ -1815,11 +1923,11 @@ enum rdmachan_ioctl_nr {
 #define RDMACHAN_IOC_REJECT \
 	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_REJECT, struct rdmachan_reject)
 #define RDMACHAN_IOC_DISCONNECT \
-	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_DISCONNECT, struct rdmachan_id_cmd)
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_DISCONNECT, struct rdmachan_disconnect)
 #define RDMACHAN_IOC_ESTABLISH \
-	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_ESTABLISH, struct rdmachan_id_cmd)
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_ESTABLISH, struct rdmachan_establish)
 #define RDMACHAN_IOC_NOTIFY \
-	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_NOTIFY, struct rdmachan_id_cmd)
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_NOTIFY, struct rdmachan_notify)
 #define RDMACHAN_IOC_GET_EVENTS \
 	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_GET_EVENTS, struct rdmachan_get_events)
 #define RDMACHAN_IOC_ACK_EVENTS \
@@ -1852,7 +1960,7 @@ enum rdmachan_ioctl_nr {
 #define RDMACHAN_IOC_MODIFY_QP \
 	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_MODIFY_QP, struct rdmachan_modify_qp)
 #define RDMACHAN_IOC_QUERY_QP \
-	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_QUERY_QP, struct rdmachan_modify_qp)
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_QUERY_QP, struct rdmachan_query_qp)
 #define RDMACHAN_IOC_POST_SEND \
 	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_POST_SEND, struct rdmachan_post)
 #define RDMACHAN_IOC_POST_RECV \
@@ -1862,7 +1970,7 @@ enum rdmachan_ioctl_nr {
 #define RDMACHAN_IOC_MODIFY_SRQ \
 	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_MODIFY_SRQ, struct rdmachan_modify_srq)
 #define RDMACHAN_IOC_QUERY_SRQ \
-	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_QUERY_SRQ, struct rdmachan_modify_srq)
+	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_QUERY_SRQ, struct rdmachan_query_srq)
 #define RDMACHAN_IOC_POST_SRQ_RECV \
 	_IOWR(RDMACHAN_IOCTL_TYPE, RDMACHAN_CMD_POST_SRQ_RECV, struct rdmachan_post)
 #define RDMACHAN_IOC_CREATE_AH \
