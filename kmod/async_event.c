@@ -33,37 +33,6 @@ struct rdmachan_async_event {
 	u32 port_num;
 };
 
-static const char *const rdmachan_async_event_names[RDMACHAN_ASYNC_EVENT_TYPES] = {
-	[IB_EVENT_CQ_ERR] = "CQ_ERR",
-	[IB_EVENT_QP_FATAL] = "QP_FATAL",
-	[IB_EVENT_QP_REQ_ERR] = "QP_REQ_ERR",
-	[IB_EVENT_QP_ACCESS_ERR] = "QP_ACCESS_ERR",
-	[IB_EVENT_COMM_EST] = "COMM_EST",
-	[IB_EVENT_SQ_DRAINED] = "SQ_DRAINED",
-	[IB_EVENT_PATH_MIG] = "PATH_MIG",
-	[IB_EVENT_PATH_MIG_ERR] = "PATH_MIG_ERR",
-	[IB_EVENT_DEVICE_FATAL] = "DEVICE_FATAL",
-	[IB_EVENT_PORT_ACTIVE] = "PORT_ACTIVE",
-	[IB_EVENT_PORT_ERR] = "PORT_ERR",
-	[IB_EVENT_LID_CHANGE] = "LID_CHANGE",
-	[IB_EVENT_PKEY_CHANGE] = "PKEY_CHANGE",
-	[IB_EVENT_SM_CHANGE] = "SM_CHANGE",
-	[IB_EVENT_SRQ_ERR] = "SRQ_ERR",
-	[IB_EVENT_SRQ_LIMIT_REACHED] = "SRQ_LIMIT_REACHED",
-	[IB_EVENT_QP_LAST_WQE_REACHED] = "QP_LAST_WQE_REACHED",
-	[IB_EVENT_CLIENT_REREGISTER] = "CLIENT_REREGISTER",
-	[IB_EVENT_GID_CHANGE] = "GID_CHANGE",
-	[IB_EVENT_WQ_FATAL] = "WQ_FATAL",
-};
-
-/* The name ibv_event_type_str() has, less the prefix. */
-const char *rdmachan_async_event_name(u32 type)
-{
-	if (type < RDMACHAN_ASYNC_EVENT_TYPES && rdmachan_async_event_names[type])
-		return rdmachan_async_event_names[type];
-	return "UNKNOWN";
-}
-
 /* What an event of @type is about, as libibverbs decides it; 0: none of ours. */
 static u32 rdmachan_async_element_of(u32 type)
 {
@@ -364,20 +333,6 @@ int rdmachan_async_obj_wait(struct rdmachan_async_obj *ao, const char *what)
 				  rdmachan_async_describe_unacked, ao);
 }
 
-struct rdmachan_async_obj *rdmachan_async_obj_of(struct rdmachan_object *obj)
-{
-	switch (obj->type) {
-	case RDMACHAN_OBJ_QP:
-		return &container_of(obj, struct rdmachan_qp, v.obj)->async;
-	case RDMACHAN_OBJ_CQ:
-		return &container_of(obj, struct rdmachan_cq, v.obj)->async;
-	case RDMACHAN_OBJ_SRQ:
-		return &container_of(obj, struct rdmachan_srq, v.obj)->async;
-	default:
-		return NULL;
-	}
-}
-
 /* What the object's events wait for: RDMACHAN_IOC_QUERY_ASYNC_EVENTS. */
 void rdmachan_async_obj_query(struct rdmachan_async_obj *ao,
 			      struct rdmachan_query_async_events *out)
@@ -473,14 +428,14 @@ static int rdmachan_get_async_event(struct file *filp,
 	struct rdmachan_get_async_event out;
 	struct rdmachan_async_event *ev;
 	bool nonblock, gone;
-	int usize;
+	u32 usize;
 	int ret;
 
-	usize = rdmachan_copy_args(&out, sizeof(out),
-				   offsetofend(typeof(out), out_user_context),
-				   uarg);
-	if (usize < 0)
-		return usize;
+	ret = rdmachan_copy_args(&out, sizeof(out),
+				 offsetofend(typeof(out), out_user_context),
+				 uarg, &usize);
+	if (ret)
+		return ret;
 	if (out.flags & ~RDMACHAN_GET_ASYNC_EVENT_NONBLOCK)
 		return -EINVAL;
 	nonblock = (out.flags & RDMACHAN_GET_ASYNC_EVENT_NONBLOCK) ||

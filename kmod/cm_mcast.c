@@ -26,7 +26,7 @@ static void rdmachan_mcast_free(struct rdmachan_object *obj)
 	rdmachan_count_dec(RDMACHAN_COUNT_MCASTS);
 }
 
-void rdmachan_mcast_put(struct rdmachan_mcast *mc)
+static void rdmachan_mcast_put(struct rdmachan_mcast *mc)
 {
 	rdmachan_object_put(&mc->obj);
 }

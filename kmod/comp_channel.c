@@ -138,14 +138,14 @@ static int rdmachan_get_cq_event(struct file *filp,
 	struct rdmachan_get_cq_event ev;
 	struct rdmachan_cq *cq;
 	bool nonblock;
-	int usize;
+	u32 usize;
 	int ret;
 
-	usize = rdmachan_copy_args(&ev, sizeof(ev),
-				   offsetofend(typeof(ev), out_user_context),
-				   uarg);
-	if (usize < 0)
-		return usize;
+	ret = rdmachan_copy_args(&ev, sizeof(ev),
+				 offsetofend(typeof(ev), out_user_context),
+				 uarg, &usize);
+	if (ret)
+		return ret;
 	if ((ev.flags & ~RDMACHAN_GET_CQ_EVENT_NONBLOCK) || ev.__reserved)
 		return -EINVAL;
 	nonblock = (ev.flags & RDMACHAN_GET_CQ_EVENT_NONBLOCK) ||

@@ -68,6 +68,7 @@ void rdmachan_device_exit(struct rdmachan_device *dev)
 }
 
 static struct ib_client rdmachan_client;
+static const struct rdmachan_device_hooks *rdmachan_device_hooks;
 
 static int rdmachan_add_one(struct ib_device *ibdev)
 {
@@ -89,13 +90,13 @@ static int rdmachan_add_one(struct ib_device *ibdev)
 	dev->ibdev = ibdev;
 	dev->index = ibdev->index;
 	/* Port events reach every async file from the start. */
-	rdmachan_async_device_add(dev, ibdev);
+	rdmachan_device_hooks->adding(dev, ibdev);
 
 	mutex_lock(&rdmachan_devices_lock);
 	ret = xa_insert(&rdmachan_devices, dev->index, dev, GFP_KERNEL);
 	mutex_unlock(&rdmachan_devices_lock);
 	if (ret) {
-		ib_unregister_event_handler(&dev->event_handler);
+		rdmachan_device_hooks->removing(dev);
 		kfree(dev);
 		return ret;
 	}
@@ -112,13 +113,13 @@ static void rdmachan_remove_one(struct ib_device *ibdev, void *client_data)
 	xa_erase(&rdmachan_devices, dev->index);
 	mutex_unlock(&rdmachan_devices_lock);
 	/* DEVICE_FATAL comes before the objects go, as with ib_uverbs. */
-	rdmachan_async_device_remove(dev);
+	rdmachan_device_hooks->removing(dev);
 
 	down_write(&dev->removal_lock);
 	dev->ibdev = NULL;
 	up_write(&dev->removal_lock);
 	/* The IB core waits for no object of ours: they go now. */
-	rdmachan_verbs_remove_device(dev);
+	rdmachan_device_hooks->removed(dev);
 	rdmachan_uncharge_device(dev);
 	rdmachan_device_put(dev);
 }
@@ -129,8 +130,9 @@ static struct ib_client rdmachan_client = {
 	.remove = rdmachan_remove_one,
 };
 
-int rdmachan_devices_init(void)
+int rdmachan_devices_init(const struct rdmachan_device_hooks *hooks)
 {
+	rdmachan_device_hooks = hooks;
 	return ib_register_client(&rdmachan_client);
 }
 

@@ -25,23 +25,20 @@ static inline bool rdmachan_ioctl_is(unsigned int cmd, unsigned int ioctl_num)
 }
 
 /*
- * Every argument begins with its own size. The module reads @ksize bytes
- * of it: what a shorter caller lacks reads as zero, and what a longer one
- * adds must be zero (copy_struct_from_user()). Anything shorter than the
- * first layout, @min_size, is EINVAL. Returns the caller's size or an errno.
+ * Every argument begins with its own size, *@usize. The module reads
+ * @ksize bytes of it: what a shorter caller lacks reads as zero, and what
+ * a longer one adds must be zero (copy_struct_from_user()). Anything
+ * shorter than the first layout, @min_size, is EINVAL.
  */
 static inline int rdmachan_copy_args(void *kbuf, size_t ksize,
-				     size_t min_size, const void __user *uarg)
+				     size_t min_size, const void __user *uarg,
+				     u32 *usize)
 {
-	u32 usize;
-	int ret;
-
-	if (get_user(usize, (const u32 __user *)uarg))
+	if (get_user(*usize, (const u32 __user *)uarg))
 		return -EFAULT;
-	if (usize < min_size || usize > INT_MAX)
+	if (*usize < min_size)
 		return -EINVAL;
-	ret = copy_struct_from_user(kbuf, ksize, uarg, usize);
-	return ret ?: usize;
+	return copy_struct_from_user(kbuf, ksize, uarg, *usize);
 }
 
 /* Results go back only within the caller's layout. */

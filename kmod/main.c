@@ -241,7 +241,7 @@ static long rdmachan_ioctl(struct file *filp, unsigned int cmd,
 	union rdmachan_ioctl_buf buf __uninitialized;
 	struct rdmachan_ioctl_header *hdr = (void *)&buf;
 	unsigned int nr = _IOC_NR(cmd);
-	int usize;
+	u32 usize;
 	int ret;
 
 	if (nr >= ARRAY_SIZE(rdmachan_ops))
@@ -254,9 +254,10 @@ static long rdmachan_ioctl(struct file *filp, unsigned int cmd,
 	if (task_tgid(current) != file->owner)
 		return -EACCES;
 
-	usize = rdmachan_copy_args(&buf, op->size, op->min_size, call.uarg);
-	if (usize < 0)
-		return usize;
+	ret = rdmachan_copy_args(&buf, op->size, op->min_size, call.uarg,
+				 &usize);
+	if (ret)
+		return ret;
 	if (hdr->flags & ~op->known_flags)
 		return -EINVAL;
 
@@ -305,27 +306,6 @@ static int rdmachan_release(struct inode *inode, struct file *filp)
 	return 0;
 }
 
-void rdmachan_file_get(struct rdmachan_file *file)
-{
-	kref_get(&file->ref);
-}
-
-static void rdmachan_file_free(struct kref *ref)
-{
-	struct rdmachan_file *file = container_of(ref, struct rdmachan_file,
-						  ref);
-
-	put_pid(file->owner);
-	mem_cgroup_put(file->memcg);
-	kfree(file);
-	rdmachan_count_dec(RDMACHAN_COUNT_FILES);
-}
-
-void rdmachan_file_put(struct rdmachan_file *file)
-{
-	kref_put(&file->ref, rdmachan_file_free);
-}
-
 static __poll_t rdmachan_poll(struct file *filp, struct poll_table_struct *wait)
 {
 	struct rdmachan_file *file = filp->private_data;
@@ -344,7 +324,7 @@ static int rdmachan_mmap(struct file *filp, struct vm_area_struct *vma)
 	return rdmachan_cq_ring_mmap(file, vma);
 }
 
-static const struct file_operations rdmachan_fops = {
+const struct file_operations rdmachan_fops = {
 	.owner = THIS_MODULE,
 	.mmap = rdmachan_mmap,
 	.open = rdmachan_open,
@@ -354,11 +334,6 @@ static const struct file_operations rdmachan_fops = {
 	.compat_ioctl = compat_ptr_ioctl,
 	.show_fdinfo = rdmachan_show_fdinfo,
 };
-
-bool rdmachan_is_rdmachan_file(struct file *filp)
-{
-	return filp->f_op == &rdmachan_fops;
-}
 
 static struct miscdevice rdmachan_misc = {
 	.minor = MISC_DYNAMIC_MINOR,
@@ -384,12 +359,18 @@ int rdmachan_cmd_get_info(struct rdmachan_call *call, void *arg)
 	return 0;
 }
 
+static const struct rdmachan_device_hooks rdmachan_device_hooks = {
+	.adding = rdmachan_async_device_add,
+	.removing = rdmachan_async_device_remove,
+	.removed = rdmachan_verbs_remove_device,
+};
+
 static int __init rdmachan_init(void)
 {
 	int ret;
 
 	rdmachan_debugfs_init();
-	ret = rdmachan_devices_init();
+	ret = rdmachan_devices_init(&rdmachan_device_hooks);
 	if (ret)
 		goto err_debugfs;
 	ret = misc_register(&rdmachan_misc);

@@ -38,7 +38,7 @@
  *         rdmachan_cm_id.ack_lock
  *       rdmachan_cq.poll_lock (mutex)
  *         rdmachan_cq.ring_lock (irq-safe) -> the driver's CQ lock
- *         rdmachan_cq.saved_lock, xa_lock(rdmachan_cq.qps)
+ *         xa_lock(rdmachan_cq.qps)
  *       rdmachan_device.verbs_lock, rdmachan_device.charge_lock (mutexes),
  *       xa_lock(rdmachan_pd.mrs), rdmachan_comp_channel.lock and
  *       rdmachan_async_queue.lock (irq-safe)
@@ -134,7 +134,20 @@ static inline void rdmachan_uncharge_device(struct rdmachan_device *dev)
 }
 #endif
 
-int rdmachan_devices_init(void);
+/*
+ * What the layers above do as a device comes and goes. main.c hands them
+ * to rdmachan_devices_init(), so the device layer names no feature.
+ */
+struct rdmachan_device_hooks {
+	/* before the device is visible: its events are listened to */
+	void (*adding)(struct rdmachan_device *dev, struct ib_device *ibdev);
+	/* before the cut-off; also undoes @adding when the add fails */
+	void (*removing)(struct rdmachan_device *dev);
+	/* after the cut-off: every object on the device goes */
+	void (*removed)(struct rdmachan_device *dev);
+};
+
+int rdmachan_devices_init(const struct rdmachan_device_hooks *hooks);
 void rdmachan_devices_exit(void);
 struct rdmachan_device *rdmachan_device_get_by_index(u32 index);
 bool rdmachan_device_visible(struct ib_device *ibdev);
@@ -194,6 +207,9 @@ struct rdmachan_file {
 
 void rdmachan_file_get(struct rdmachan_file *file);
 void rdmachan_file_put(struct rdmachan_file *file);
+/* the operations of /dev/rdmachan files, which tell them apart */
+extern const struct file_operations rdmachan_fops;
+bool rdmachan_is_rdmachan_file(struct file *filp);
 
 enum rdmachan_object_type {
 	RDMACHAN_OBJ_DEVICE_CONTEXT = 1,
@@ -344,8 +360,10 @@ struct rdmachan_cm_id {
 	 * ESTABLISH made at the wrong end, too early or twice with a REJ of
 	 * the connection, and leaves the id's REQ or REP retrying: destroying
 	 * the id then waits 70-100 s for it. The module refuses those calls.
-	 * Changed by cmpxchg: under @lock, and from ACTIVE to REPLIED by the
-	 * CM event handler, which cannot take @lock.
+	 * Changed under @lock, and by the CM event handler, which cannot
+	 * take @lock: from ACTIVE to REPLIED (cmpxchg), or to ANSWERED when
+	 * the module itself completed a bound uverbs QP's connection. Set
+	 * once to REQUEST when an id is made for a connect request.
 	 */
 	atomic_t conn_end;
 	/* the QP made for the id; changes under @lock and the handler lock */
@@ -387,9 +405,12 @@ void rdmachan_cm_id_end_state(struct rdmachan_cm_id *id, u32 old, u32 state,
 void rdmachan_cm_id_event_state(struct rdmachan_cm_id *id, u32 event);
 int rdmachan_cm_event_handler(struct rdma_cm_id *cm_id,
 			      struct rdma_cm_event *event);
+struct rdmachan_cm_id *rdmachan_cm_id_alloc(struct rdmachan_file *file,
+					    gfp_t gfp);
 struct rdmachan_cm_id *rdmachan_cm_id_new_child(struct rdmachan_cm_id *listen,
 						struct rdma_cm_id *cm_id);
-void rdmachan_cm_id_kill(struct rdmachan_cm_id *id);
+void rdmachan_cm_queue(struct rdmachan_file *file,
+		       struct rdmachan_cm_event_entry *entry);
 void rdmachan_cm_fill_route(struct rdma_cm_id *cm_id,
 			    struct rdmachan_cm_route *route);
 void rdmachan_cm_fill_ah_attr(const struct rdma_ah_attr *src,
@@ -505,7 +526,6 @@ int rdmachan_user_qp_ready(struct rdmachan_cm_id *id,
 int rdmachan_user_qp_connected(struct rdmachan_cm_id *id);
 int rdmachan_user_qp_state(struct rdmachan_cm_id *id, enum ib_qp_state *state);
 struct file *rdmachan_user_qp_unbind(struct rdmachan_cm_id *id);
-bool rdmachan_is_rdmachan_file(struct file *filp);
 
 /* Live-object counters, shown in debugfs. */
 enum rdmachan_counter {

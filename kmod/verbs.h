@@ -44,6 +44,12 @@ struct rdmachan_verbs_kind {
 	int (*destroy_begin)(struct rdmachan_object *obj);
 	/* drops what the object holds, before its memory goes */
 	void (*release)(struct rdmachan_verbs_obj *v);
+	/*
+	 * Device removal, before any teardown, with the file's verbs_lock
+	 * held: a QP flushes its work requests, a CQ keeps its completions
+	 * for later polls and returns how many it took. Optional.
+	 */
+	int (*device_gone)(struct rdmachan_verbs_obj *v);
 };
 
 /* Event types of enum ib_event_type, IB_EVENT_CQ_ERR to IB_EVENT_WQ_FATAL. */
@@ -132,6 +138,9 @@ struct rdmachan_comp_channel {
 	bool closed;
 };
 
+/* Completions polled from the device at a time, on the stack. */
+#define RDMACHAN_POLL_BATCH	8
+
 struct rdmachan_cq {
 	struct rdmachan_verbs_obj v;
 	struct ib_cq *ib;
@@ -146,9 +155,8 @@ struct rdmachan_cq {
 	wait_queue_head_t ack_wait;
 	/*
 	 * Completions taken from the device when it went away, handed out
-	 * by POLL_CQ before anything else; under @saved_lock.
+	 * by POLL_CQ (or the ring) before anything else; under @poll_lock.
 	 */
-	spinlock_t saved_lock;
 	struct rdmachan_wc *saved;
 	u32 saved_num;
 	u32 saved_next;
@@ -343,8 +351,6 @@ struct rdmachan_qp *rdmachan_cm_unbind_qp(struct rdmachan_cm_id *id,
 void rdmachan_qp_error(struct rdmachan_cm_id *id);
 int rdmachan_qp_num_usable(struct rdmachan_file *file,
 			   struct ib_device *ibdev, u32 qpn);
-int rdmachan_qp_flush(struct rdmachan_verbs_obj *v);
-int rdmachan_cq_save(struct rdmachan_verbs_obj *v);
 int rdmachan_cq_save_locked(struct rdmachan_cq *cq);
 void rdmachan_cq_forget_gone(struct rdmachan_cq *cq);
 void rdmachan_cq_settle(struct rdmachan_cq *cq);
@@ -377,7 +383,6 @@ void rdmachan_async_obj_release(struct rdmachan_async_obj *ao);
 void rdmachan_async_report(struct rdmachan_async_obj *ao, u32 type);
 void rdmachan_async_obj_dying(struct rdmachan_async_obj *ao, bool dying);
 int rdmachan_async_obj_wait(struct rdmachan_async_obj *ao, const char *what);
-struct rdmachan_async_obj *rdmachan_async_obj_of(struct rdmachan_object *obj);
 void rdmachan_async_obj_query(struct rdmachan_async_obj *ao,
 			      struct rdmachan_query_async_events *out);
 const char *rdmachan_async_event_name(u32 type);
@@ -386,8 +391,23 @@ void rdmachan_async_device_add(struct rdmachan_device *dev,
 void rdmachan_async_device_remove(struct rdmachan_device *dev);
 
 /* Multicast */
-void rdmachan_mcast_put(struct rdmachan_mcast *mc);
 int rdmachan_mcast_joined(struct rdmachan_cm_id *id, struct rdmachan_mcast *mc,
 			  struct rdma_cm_event *event);
+
+/* The async state of a QP, CQ or SRQ; NULL for other objects. */
+static inline struct rdmachan_async_obj *
+rdmachan_async_obj_of(struct rdmachan_object *obj)
+{
+	switch (obj->type) {
+	case RDMACHAN_OBJ_QP:
+		return &container_of(obj, struct rdmachan_qp, v.obj)->async;
+	case RDMACHAN_OBJ_CQ:
+		return &container_of(obj, struct rdmachan_cq, v.obj)->async;
+	case RDMACHAN_OBJ_SRQ:
+		return &container_of(obj, struct rdmachan_srq, v.obj)->async;
+	default:
+		return NULL;
+	}
+}
 
 #endif /* RDMACHAN_VERBS_H */

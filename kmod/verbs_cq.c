@@ -11,15 +11,6 @@
 
 #include "rdmachan.h"
 
-/* ibv_wc_flags, as struct rdmachan_wc carries them */
-#define RDMACHAN_WC_GRH		0x1
-#define RDMACHAN_WC_WITH_IMM	0x2
-#define RDMACHAN_WC_IP_CSUM_OK	0x4
-#define RDMACHAN_WC_WITH_INV	0x8
-
-/* Completions polled from the device at a time, on the stack. */
-#define RDMACHAN_POLL_BATCH	8
-
 static void rdmachan_cq_release(struct rdmachan_verbs_obj *v)
 {
 	struct rdmachan_cq *cq = container_of(v, struct rdmachan_cq, v);
@@ -115,6 +106,8 @@ static int rdmachan_cq_destroy_begin(struct rdmachan_object *obj)
 	return ret;
 }
 
+static int rdmachan_cq_save(struct rdmachan_verbs_obj *v);
+
 static const struct rdmachan_verbs_kind rdmachan_cq_kind = {
 	.type = RDMACHAN_OBJ_CQ,
 	.rank = RDMACHAN_RANK_CQ,
@@ -122,6 +115,7 @@ static const struct rdmachan_verbs_kind rdmachan_cq_kind = {
 	.teardown = rdmachan_cq_teardown,
 	.destroy_begin = rdmachan_cq_destroy_begin,
 	.release = rdmachan_cq_release,
+	.device_gone = rdmachan_cq_save,
 };
 
 int rdmachan_cmd_create_cq(struct rdmachan_call *call, void *arg)
@@ -164,7 +158,6 @@ int rdmachan_cmd_create_cq(struct rdmachan_call *call, void *arg)
 	cq->user_context = cmd->user_context;
 	INIT_LIST_HEAD(&cq->channel_entry);
 	init_waitqueue_head(&cq->ack_wait);
-	spin_lock_init(&cq->saved_lock);
 	mutex_init(&cq->poll_lock);
 	xa_init(&cq->qps);
 	rdmachan_async_obj_init(&cq->async, &cq->v, RDMACHAN_ASYNC_ELEMENT_CQ,
@@ -276,104 +269,8 @@ int rdmachan_cmd_ack_cq_events(struct rdmachan_call *call, void *arg)
 	return ret;
 }
 
-/*
- * The number of the QP at @ibqp, live or destroyed. A destroyed QP's
- * memory is not read: it is read only when @qps_held says that no QP can
- * be destroyed meanwhile and none of the CQ's QPs is marked destroyed.
- * Else the number comes from the table, whose lookup by address walks
- * many levels of the xarray: about a microsecond of a poll under TCG.
- */
-static u32 rdmachan_cq_qp_num(struct rdmachan_cq *cq, struct ib_qp *ibqp,
-			      bool qps_held)
-{
-	void *entry;
-
-	if (!ibqp)
-		return 0;
-	if (qps_held && !cq->qps_gone)
-		return ibqp->qp_num;
-	entry = xa_load(&cq->qps, (unsigned long)ibqp);
-	return entry ? xa_to_value(entry) >> 1 : 0;
-}
-
-/* Every byte of a completion is set: it goes out to the process. */
-static_assert(sizeof(struct rdmachan_wc) == 48);
-
-/*
- * @qps_held: the caller holds the file's verbs_lock and the CQ's
- * poll_lock, which keep QPs from being destroyed and qps_gone as it is.
- */
-void rdmachan_wc_from_ib(struct rdmachan_cq *cq, struct rdmachan_wc *dst,
-			 const struct ib_wc *src, bool qps_held)
-{
-	u32 flags = 0;
-
-	if (src->wc_flags & IB_WC_GRH)
-		flags |= RDMACHAN_WC_GRH;
-	if (src->wc_flags & IB_WC_WITH_IMM)
-		flags |= RDMACHAN_WC_WITH_IMM;
-	if (src->wc_flags & IB_WC_IP_CSUM_OK)
-		flags |= RDMACHAN_WC_IP_CSUM_OK;
-	if (src->wc_flags & IB_WC_WITH_INVALIDATE)
-		flags |= RDMACHAN_WC_WITH_INV;
-
-	dst->wr_id = src->wr_id;
-	dst->status = src->status;
-	dst->opcode = src->opcode;
-	dst->vendor_err = src->vendor_err;
-	dst->byte_len = src->byte_len;
-	dst->imm_data = (__force u32)src->ex.imm_data;
-	dst->qp_num = rdmachan_cq_qp_num(cq, src->qp, qps_held);
-	dst->src_qp = src->src_qp;
-	dst->wc_flags = flags;
-	dst->pkey_index = src->pkey_index;
-	dst->slid = src->slid;
-	dst->sl = src->sl;
-	dst->dlid_path_bits = src->dlid_path_bits;
-	dst->network_hdr_type =
-		src->wc_flags & IB_WC_WITH_NETWORK_HDR_TYPE ?
-		src->network_hdr_type : 0;
-	dst->__reserved = 0;
-}
-
-/*
- * With @poll_lock held: the CQ's completions are taken from the device
- * and kept for POLL_CQ. Returns how many.
- */
-int rdmachan_cq_save_locked(struct rdmachan_cq *cq)
-{
-	struct ib_wc wc[RDMACHAN_POLL_BATCH];
-	struct rdmachan_wc *saved;
-	u32 room = cq->ib->cqe;
-	int got, i, taken = 0;
-
-	lockdep_assert_held(&cq->poll_lock);
-	if (!cq->saved) {
-		saved = kvcalloc(room, sizeof(*saved), GFP_KERNEL);
-		spin_lock(&cq->saved_lock);
-		cq->saved = saved;
-		spin_unlock(&cq->saved_lock);
-		if (!saved)
-			return 0;
-	}
-	do {
-		got = ib_poll_cq(cq->ib, RDMACHAN_POLL_BATCH, wc);
-		spin_lock(&cq->saved_lock);
-		for (i = 0; i < got; i++) {
-			/* No more fit than the CQ holds; the rest are dropped. */
-			if (cq->saved_num == room)
-				break;
-			rdmachan_wc_from_ib(cq, &cq->saved[cq->saved_num++],
-					    &wc[i], false);
-		}
-		spin_unlock(&cq->saved_lock);
-		taken += max(got, 0);
-	} while (got == RDMACHAN_POLL_BATCH);
-	return taken;
-}
-
 /* Device removal, with the file's verbs_lock held. */
-int rdmachan_cq_save(struct rdmachan_verbs_obj *v)
+static int rdmachan_cq_save(struct rdmachan_verbs_obj *v)
 {
 	struct rdmachan_cq *cq = container_of(v, struct rdmachan_cq, v);
 	int taken;
@@ -386,19 +283,6 @@ int rdmachan_cq_save(struct rdmachan_verbs_obj *v)
 		taken = rdmachan_cq_save_locked(cq);
 	mutex_unlock(&cq->poll_lock);
 	return taken;
-}
-
-/* The CQ was found empty: no completion names a destroyed QP any more. */
-void rdmachan_cq_forget_gone(struct rdmachan_cq *cq)
-{
-	unsigned long index;
-	void *entry;
-
-	lockdep_assert_held(&cq->poll_lock);
-	xa_for_each(&cq->qps, index, entry)
-		if (xa_to_value(entry) & 1)
-			xa_erase(&cq->qps, index);
-	cq->qps_gone = 0;
 }
 
 /*
@@ -472,7 +356,7 @@ static int rdmachan_cq_take_saved(struct rdmachan_cq *cq,
 {
 	int n;
 
-	spin_lock(&cq->saved_lock);
+	lockdep_assert_held(&cq->poll_lock);
 	n = min(max, cq->saved_num - cq->saved_next);
 	memcpy(uwc, &cq->saved[cq->saved_next], n * sizeof(*uwc));
 	cq->saved_next += n;
@@ -481,7 +365,6 @@ static int rdmachan_cq_take_saved(struct rdmachan_cq *cq,
 		cq->saved_next = 0;
 		cq->saved_num = 0;
 	}
-	spin_unlock(&cq->saved_lock);
 	return n;
 }
 
@@ -584,7 +467,7 @@ int rdmachan_cmd_poll_cq(struct rdmachan_call *call, void *arg)
 	mutex_lock(&cq->poll_lock);
 	ret = 0;
 	/* What the CQ had when its device went away comes first. */
-	while (!ret && unlikely(READ_ONCE(cq->saved)) && n < cmd->max_wc) {
+	while (!ret && unlikely(cq->saved) && n < cmd->max_wc) {
 		got = rdmachan_cq_take_saved(cq, uwc, min_t(u32, cmd->max_wc - n,
 							    RDMACHAN_POLL_BATCH));
 		if (!got)

@@ -186,12 +186,11 @@ void rdmachan_verbs_file_release(struct rdmachan_file *file)
 }
 
 /*
- * Calls @fn on each live object of @rank on @dev, with its file's
- * verbs_lock held for read; returns the sum of what @fn returned.
+ * Tells each live object of @rank on @dev that the device is going, with
+ * its file's verbs_lock held for read; returns the sum of the answers.
  */
-static int rdmachan_verbs_each(struct rdmachan_device *dev,
-			       enum rdmachan_verbs_rank rank,
-			       int (*fn)(struct rdmachan_verbs_obj *v))
+static int rdmachan_verbs_device_gone(struct rdmachan_device *dev,
+				      enum rdmachan_verbs_rank rank)
 {
 	struct rdmachan_verbs_obj *v, **objs;
 	size_t n = 0, i = 0;
@@ -216,7 +215,7 @@ static int rdmachan_verbs_each(struct rdmachan_device *dev,
 		v = objs[i];
 		down_read(&v->file->verbs_lock);
 		if (v->live)
-			sum += fn(v);
+			sum += v->kind->device_gone(v);
 		up_read(&v->file->verbs_lock);
 		rdmachan_file_put(v->file);
 		rdmachan_object_put(&v->obj);
@@ -241,11 +240,10 @@ void rdmachan_verbs_remove_device(struct rdmachan_device *dev)
 	struct rdmachan_file *file;
 	int rank = 0, pass;
 
-	rdmachan_verbs_each(dev, RDMACHAN_RANK_QP, rdmachan_qp_flush);
+	rdmachan_verbs_device_gone(dev, RDMACHAN_RANK_QP);
 	/* The device flushes when it gets to it: until the CQs stay empty. */
 	for (pass = 0; pass < RDMACHAN_FLUSH_PASSES; pass++) {
-		if (!rdmachan_verbs_each(dev, RDMACHAN_RANK_CQ,
-					 rdmachan_cq_save) && pass)
+		if (!rdmachan_verbs_device_gone(dev, RDMACHAN_RANK_CQ) && pass)
 			break;
 		usleep_range(2000, 4000);
 	}

@@ -375,6 +375,8 @@ static void rdmachan_qp_cap_out(struct rdmachan_qp_cap *dst,
 	dst->__reserved = 0;
 }
 
+static int rdmachan_qp_flush(struct rdmachan_verbs_obj *v);
+
 static const struct rdmachan_verbs_kind rdmachan_qp_kind = {
 	.type = RDMACHAN_OBJ_QP,
 	.rank = RDMACHAN_RANK_QP,
@@ -382,6 +384,7 @@ static const struct rdmachan_verbs_kind rdmachan_qp_kind = {
 	.teardown = rdmachan_qp_teardown,
 	.destroy_begin = rdmachan_qp_destroy_begin,
 	.release = rdmachan_qp_release,
+	.device_gone = rdmachan_qp_flush,
 };
 
 int rdmachan_cmd_create_qp(struct rdmachan_call *call, void *arg)
@@ -619,7 +622,7 @@ static int rdmachan_qp_modify(struct rdmachan_qp *qp, struct ib_qp_attr *attr,
  * when bottom halves come back on. The CM may still be modifying a
  * bound QP from its handler, so this goes the way every modify goes.
  */
-int rdmachan_qp_flush(struct rdmachan_verbs_obj *v)
+static int rdmachan_qp_flush(struct rdmachan_verbs_obj *v)
 {
 	struct rdmachan_qp *qp = container_of(v, struct rdmachan_qp, v);
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };

@@ -413,14 +413,23 @@ static __maybe_unused int raw_drained_qp(int fd, __u32 pd, __u32 cq,
 	return ret;
 }
 
-/*
- * RESET to RTS for an RC QP talking to @dest_qpn through @ah, as
- * ibv_rc_pingpong connects, with @retry_cnt and @rnr_retry (7: forever).
- */
-static __maybe_unused int raw_rc_connect_retries(int fd, __u32 qp,
-						  __u32 dest_qpn,
-						  const struct rdmachan_ah_attr *ah,
-						  __u8 retry_cnt, __u8 rnr_retry)
+/* How an RC QP retries, and so how soon it gives up on a silent peer. */
+struct raw_rc_retry {
+	__u8 timeout;
+	__u8 retry_cnt;
+	__u8 rnr_retry;		/* 7: forever */
+	__u8 min_rnr_timer;
+};
+
+/* ibv_rc_pingpong's: it never gives up on a receiver without buffers */
+#define RAW_RC_PINGPONG ((struct raw_rc_retry){ 14, 7, 7, 12 })
+/* a sender whose receiver stopped fails within a second */
+#define RAW_RC_FAIL_FAST ((struct raw_rc_retry){ 10, 2, 1, 1 })
+
+/* RESET to RTS for an RC QP talking to @dest_qpn through @ah. */
+static __maybe_unused int raw_rc_connect_with(int fd, __u32 qp, __u32 dest_qpn,
+					       const struct rdmachan_ah_attr *ah,
+					       struct raw_rc_retry r)
 {
 	struct rdmachan_qp_attr a = {};
 	int ret;
@@ -439,7 +448,7 @@ static __maybe_unused int raw_rc_connect_retries(int fd, __u32 qp,
 	a.dest_qp_num = dest_qpn;
 	a.rq_psn = 0x123;
 	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 12;
+	a.min_rnr_timer = r.min_rnr_timer;
 	a.ah_attr = *ah;
 	ret = raw_modify_qp(fd, qp, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
 			    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
@@ -448,9 +457,9 @@ static __maybe_unused int raw_rc_connect_retries(int fd, __u32 qp,
 		return ret;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = retry_cnt;
-	a.rnr_retry = rnr_retry;
+	a.timeout = r.timeout;
+	a.retry_cnt = r.retry_cnt;
+	a.rnr_retry = r.rnr_retry;
 	a.sq_psn = 0x123;
 	a.max_rd_atomic = 4;
 	return raw_modify_qp(fd, qp, IBV_QP_STATE | IBV_QP_TIMEOUT |
@@ -461,7 +470,7 @@ static __maybe_unused int raw_rc_connect_retries(int fd, __u32 qp,
 static __maybe_unused int raw_rc_connect(int fd, __u32 qp, __u32 dest_qpn,
 					  const struct rdmachan_ah_attr *ah)
 {
-	return raw_rc_connect_retries(fd, qp, dest_qpn, ah, 7, 7);
+	return raw_rc_connect_with(fd, qp, dest_qpn, ah, RAW_RC_PINGPONG);
 }
 
 #endif /* RDMACHAN_VERBS_RAW_H */

@@ -173,8 +173,9 @@ FIXTURE_SETUP(rc)
 	ah_to_self(self->fd, self->ctx, &ah);
 	for (i = 0; i < 2; i++)
 		/* a sender gives up soon once its peer's ring is full */
-		ASSERT_EQ(0, raw_rc_connect_retries(self->fd, self->qp[i],
-						    self->qpn[!i], &ah, 2, 1));
+		ASSERT_EQ(0, raw_rc_connect_with(self->fd, self->qp[i],
+						 self->qpn[!i], &ah,
+						 RAW_RC_FAIL_FAST));
 }
 
 FIXTURE_TEARDOWN(rc)

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmachan: the lifetime of an open /dev/rdmachan file's state, which
+ * handlers and device removal may hold past the file's release. A leaf:
+ * it calls nothing of the module but the counters.
+ */
+#include <linux/fs.h>
+#include <linux/memcontrol.h>
+#include <linux/slab.h>
+
+#include "rdmachan.h"
+
+void rdmachan_file_get(struct rdmachan_file *file)
+{
+	kref_get(&file->ref);
+}
+
+static void rdmachan_file_free(struct kref *ref)
+{
+	struct rdmachan_file *file = container_of(ref, struct rdmachan_file,
+						  ref);
+
+	put_pid(file->owner);
+	mem_cgroup_put(file->memcg);
+	kfree(file);
+	rdmachan_count_dec(RDMACHAN_COUNT_FILES);
+}
+
+void rdmachan_file_put(struct rdmachan_file *file)
+{
+	kref_put(&file->ref, rdmachan_file_free);
+}
+
+bool rdmachan_is_rdmachan_file(struct file *filp)
+{
+	return filp->f_op == &rdmachan_fops;
+}
