@@ -479,6 +479,24 @@ static int cm_fill_conn(const struct cm_id *id,
 	return 0;
 }
 
+/*
+ * CONNECT's and ACCEPT's argument: the depths the caller set in @param
+ * override @init_depth and @resp_res, the defaults of each side.
+ */
+static int cm_conn_cmd(struct cm_id *cid, struct rdmachan_connect *cmd,
+		       const struct rdma_conn_param *param, uint8_t init_depth,
+		       uint8_t resp_res)
+{
+	if (param && param->initiator_depth != RDMA_MAX_INIT_DEPTH)
+		init_depth = param->initiator_depth;
+	if (param && param->responder_resources != RDMA_MAX_RESP_RES)
+		resp_res = param->responder_resources;
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->size = sizeof(*cmd);
+	cmd->handle = cid->handle;
+	return cm_fill_conn(cid, &cmd->conn, param, init_depth, resp_res);
+}
+
 RDMACHAN_EXPORT int rdma_connect(struct rdma_cm_id *id,
 				 struct rdma_conn_param *conn_param)
 {
@@ -495,16 +513,7 @@ RDMACHAN_EXPORT int rdma_connect(struct rdma_cm_id *id,
 		init_depth = cid->dev->max_initiator_depth;
 		resp_res = cid->dev->max_responder_resources;
 	}
-	if (conn_param && conn_param->initiator_depth != RDMA_MAX_INIT_DEPTH)
-		init_depth = conn_param->initiator_depth;
-	if (conn_param &&
-	    conn_param->responder_resources != RDMA_MAX_RESP_RES)
-		resp_res = conn_param->responder_resources;
-
-	memset(&cmd, 0, sizeof(cmd));
-	cmd.size = sizeof(cmd);
-	cmd.handle = cid->handle;
-	if (cm_fill_conn(cid, &cmd.conn, conn_param, init_depth, resp_res))
+	if (cm_conn_cmd(cid, &cmd, conn_param, init_depth, resp_res))
 		return -1;
 	if (rdmachan_ioctl(cid->chan->ch.fd, RDMACHAN_IOC_CONNECT, &cmd))
 		return -1;
@@ -542,19 +551,10 @@ RDMACHAN_EXPORT int rdma_accept(struct rdma_cm_id *id,
 		resp_res = cm_min_u8(resp_res,
 				     cid->dev->max_responder_resources);
 	}
-	if (conn_param && conn_param->initiator_depth != RDMA_MAX_INIT_DEPTH)
-		init_depth = conn_param->initiator_depth;
-	if (conn_param &&
-	    conn_param->responder_resources != RDMA_MAX_RESP_RES)
-		resp_res = conn_param->responder_resources;
-
 	/* @conn_param may point into id->event: read it before the ack. */
-	memset(&cmd, 0, sizeof(cmd));
-	cmd.size = sizeof(cmd);
-	cmd.handle = cid->handle;
-	cmd.user_context = (uintptr_t)cid;
-	if (cm_fill_conn(cid, &cmd.conn, conn_param, init_depth, resp_res))
+	if (cm_conn_cmd(cid, &cmd, conn_param, init_depth, resp_res))
 		return -1;
+	cmd.user_context = (uintptr_t)cid;
 	if (rdmachan_ioctl(cid->chan->ch.fd, RDMACHAN_IOC_ACCEPT, &cmd))
 		return -1;
 	/* The kernel has moved the QP to RTR and RTS. */
