@@ -83,33 +83,17 @@ err_entry:
 	return -ENOMEM;
 }
 
-/* The CM's event handler of every id; it runs under the id's handler lock. */
-int rdmachan_cm_event_handler(struct rdma_cm_id *cm_id,
-			      struct rdma_cm_event *event)
+/*
+ * What an event does before it is queued: the QP goes to the error state
+ * on the end of a connection, a join attaches, a bound uverbs QP is
+ * completed; the entry may change to say how that went.
+ */
+static void rdmachan_cm_event_effects(struct rdmachan_cm_id *id,
+				      struct rdmachan_cm_event_entry *entry,
+				      struct rdma_cm_event *event)
 {
-	struct rdmachan_cm_id *id = cm_id->context;
-	struct rdmachan_cm_event_entry *entry;
-	struct mem_cgroup *old_memcg;
 	struct rdmachan_mcast *mc;
 	int ret;
-
-	if (event->event == RDMA_CM_EVENT_CONNECT_REQUEST)
-		return rdmachan_cm_connect_request(id, cm_id, event);
-
-	/*
-	 * Every other event must reach userspace; it is small enough. It is
-	 * charged to the opener's cgroup but at its limit: forced, the
-	 * charge would leave the cgroup over it, and the process's next
-	 * page fault to the OOM killer.
-	 */
-	old_memcg = set_active_memcg(id->file->memcg);
-	entry = kzalloc(sizeof(*entry), RDMACHAN_GFP | __GFP_NOWARN);
-	set_active_memcg(old_memcg);
-	if (!entry)
-		entry = kzalloc(sizeof(*entry), GFP_KERNEL | __GFP_NOFAIL);
-	kref_get(&id->obj.ref);
-	entry->id = id;
-	rdmachan_cm_fill_event(&entry->uevent, cm_id, event);
 
 	switch (event->event) {
 	case RDMA_CM_EVENT_UNREACHABLE:
@@ -167,6 +151,34 @@ int rdmachan_cm_event_handler(struct rdma_cm_id *cm_id,
 	default:
 		break;
 	}
+}
+
+/* The CM's event handler of every id; it runs under the id's handler lock. */
+int rdmachan_cm_event_handler(struct rdma_cm_id *cm_id,
+			      struct rdma_cm_event *event)
+{
+	struct rdmachan_cm_id *id = cm_id->context;
+	struct rdmachan_cm_event_entry *entry;
+	struct mem_cgroup *old_memcg;
+
+	if (event->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		return rdmachan_cm_connect_request(id, cm_id, event);
+
+	/*
+	 * Every other event must reach userspace; it is small enough. It is
+	 * charged to the opener's cgroup but at its limit: forced, the
+	 * charge would leave the cgroup over it, and the process's next
+	 * page fault to the OOM killer.
+	 */
+	old_memcg = set_active_memcg(id->file->memcg);
+	entry = kzalloc(sizeof(*entry), RDMACHAN_GFP | __GFP_NOWARN);
+	set_active_memcg(old_memcg);
+	if (!entry)
+		entry = kzalloc(sizeof(*entry), GFP_KERNEL | __GFP_NOFAIL);
+	kref_get(&id->obj.ref);
+	entry->id = id;
+	rdmachan_cm_fill_event(&entry->uevent, cm_id, event);
+	rdmachan_cm_event_effects(id, entry, event);
 	rdmachan_cm_queue(id->file, entry);
 
 	if (event->event == RDMA_CM_EVENT_DEVICE_REMOVAL) {

@@ -156,6 +156,56 @@ static int rdmachan_inline_copy(struct rdmachan_qp *qp, struct ib_sge *sges,
 	return 0;
 }
 
+/*
+ * The opcode's part of a send request, if @qp's type allows it;
+ * *@device_writes when the device writes into the local SGEs.
+ */
+static int rdmachan_send_opcode_in(const struct rdmachan_qp *qp,
+				   const struct rdmachan_send_wr *u,
+				   union rdmachan_ib_send_wr *w,
+				   bool *device_writes)
+{
+	switch (u->opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+		break;
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		if (qp->type == IB_QPT_UD)
+			return -EINVAL;
+		w->rdma.remote_addr = u->remote_addr;
+		w->rdma.rkey = u->rkey;
+		break;
+	case IB_WR_RDMA_READ:
+		if (qp->type != IB_QPT_RC)
+			return -EINVAL;
+		w->rdma.remote_addr = u->remote_addr;
+		w->rdma.rkey = u->rkey;
+		*device_writes = true;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		if (qp->type != IB_QPT_RC)
+			return -EINVAL;
+		w->atomic.remote_addr = u->remote_addr;
+		w->atomic.compare_add = u->compare_add;
+		w->atomic.swap = u->swap;
+		w->atomic.rkey = u->rkey;
+		*device_writes = true;
+		break;
+	/* libibverbs' opcodes are the uverbs ABI's up to TSO */
+	case IB_UVERBS_WR_LOCAL_INV:
+	case IB_UVERBS_WR_BIND_MW:
+	case IB_UVERBS_WR_SEND_WITH_INV:
+	case IB_UVERBS_WR_TSO:
+	case RDMACHAN_IBV_WR_DRIVER1:
+		return -EOPNOTSUPP;
+	default:
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* An rdmachan_send_wr as the IB core's work request, checked. */
 static int rdmachan_send_wr_in(struct rdmachan_file *file,
 			       struct rdmachan_qp *qp,
@@ -174,44 +224,9 @@ static int rdmachan_send_wr_in(struct rdmachan_file *file,
 		return -EINVAL;
 
 	memset(w, 0, sizeof(*w));
-	switch (u->opcode) {
-	case IB_WR_SEND:
-	case IB_WR_SEND_WITH_IMM:
-		break;
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-		if (qp->type == IB_QPT_UD)
-			return -EINVAL;
-		w->rdma.remote_addr = u->remote_addr;
-		w->rdma.rkey = u->rkey;
-		break;
-	case IB_WR_RDMA_READ:
-		if (qp->type != IB_QPT_RC)
-			return -EINVAL;
-		w->rdma.remote_addr = u->remote_addr;
-		w->rdma.rkey = u->rkey;
-		device_writes = true;
-		break;
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		if (qp->type != IB_QPT_RC)
-			return -EINVAL;
-		w->atomic.remote_addr = u->remote_addr;
-		w->atomic.compare_add = u->compare_add;
-		w->atomic.swap = u->swap;
-		w->atomic.rkey = u->rkey;
-		device_writes = true;
-		break;
-	/* libibverbs' opcodes are the uverbs ABI's up to TSO */
-	case IB_UVERBS_WR_LOCAL_INV:
-	case IB_UVERBS_WR_BIND_MW:
-	case IB_UVERBS_WR_SEND_WITH_INV:
-	case IB_UVERBS_WR_TSO:
-	case RDMACHAN_IBV_WR_DRIVER1:
-		return -EOPNOTSUPP;
-	default:
-		return -EINVAL;
-	}
+	ret = rdmachan_send_opcode_in(qp, u, w, &device_writes);
+	if (ret)
+		return ret;
 
 	if (qp->type == IB_QPT_UD) {
 		ah = rdmachan_ah_find(file, u->ah);
@@ -413,6 +428,37 @@ out_free:
 	return ret;
 }
 
+/*
+ * @num receive requests @uwrs as the device's chain @wrs, which ends
+ * before the first that fails a check: returns how many are chained, and
+ * in *@ret why the next one is not.
+ */
+static u32 rdmachan_recv_chain(struct rdmachan_pd *pd, u32 max_sge,
+			       const struct rdmachan_recv_wr *uwrs,
+			       struct ib_recv_wr *wrs, struct ib_sge *sges,
+			       u32 num, int *ret)
+{
+	u32 n;
+
+	for (n = 0; n < num; n++) {
+		if (uwrs[n].__reserved || uwrs[n].num_sge > max_sge)
+			*ret = -EINVAL;
+		else
+			*ret = rdmachan_sges_check(pd, sges, uwrs[n].num_sge,
+						   true);
+		if (*ret)
+			break;
+		wrs[n].next = NULL;
+		wrs[n].wr_id = uwrs[n].wr_id;
+		wrs[n].sg_list = sges;
+		wrs[n].num_sge = uwrs[n].num_sge;
+		if (n)
+			wrs[n - 1].next = &wrs[n];
+		sges += uwrs[n].num_sge;
+	}
+	return n;
+}
+
 /* Receive requests for a QP or an SRQ on @pd, with @max_sge SGEs each. */
 static int rdmachan_post_recv_common(struct rdmachan_call *call,
 				     struct rdmachan_post *cmd, bool srq)
@@ -430,7 +476,6 @@ static int rdmachan_post_recv_common(struct rdmachan_call *call,
 	struct rdmachan_srq *s = NULL;
 	struct rdmachan_qp *qp = NULL;
 	struct ib_recv_wr *wrs;
-	struct ib_sge *sges;
 	u32 n = 0, posted = 0, max_sge = 0;
 	int ret;
 
@@ -441,7 +486,6 @@ static int rdmachan_post_recv_common(struct rdmachan_call *call,
 		goto out_free;
 	uwrs = bufs.uwrs;
 	wrs = bufs.wrs;
-	sges = bufs.sges;
 
 	down_read(&file->verbs_lock);
 	if (srq) {
@@ -459,22 +503,9 @@ static int rdmachan_post_recv_common(struct rdmachan_call *call,
 			max_sge = qp->max_recv_sge;
 		}
 	}
-	for (; !ret && n < cmd->num_wrs; n++) {
-		if (uwrs[n].__reserved || uwrs[n].num_sge > max_sge)
-			ret = -EINVAL;
-		else
-			ret = rdmachan_sges_check(pd, sges, uwrs[n].num_sge,
-						  true);
-		if (ret)
-			break;
-		wrs[n].next = NULL;
-		wrs[n].wr_id = uwrs[n].wr_id;
-		wrs[n].sg_list = sges;
-		wrs[n].num_sge = uwrs[n].num_sge;
-		if (n)
-			wrs[n - 1].next = &wrs[n];
-		sges += uwrs[n].num_sge;
-	}
+	if (!ret)
+		n = rdmachan_recv_chain(pd, max_sge, uwrs, wrs, bufs.sges,
+					cmd->num_wrs, &ret);
 	if (n) {
 		int err = srq ? ib_post_srq_recv(s->ib, wrs, &bad) :
 				ib_post_recv(qp->ib, wrs, &bad);

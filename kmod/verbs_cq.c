@@ -118,16 +118,85 @@ static const struct rdmachan_verbs_kind rdmachan_cq_kind = {
 	.device_gone = rdmachan_cq_save,
 };
 
+/* A CQ object for @cmd, with a reserved handle; it takes over @ch. */
+static struct rdmachan_cq *rdmachan_cq_new(struct rdmachan_call *call,
+					   struct rdmachan_create_cq *cmd,
+					   struct rdmachan_comp_channel *ch,
+					   struct rdmachan_async_queue *async)
+{
+	struct rdmachan_cq *cq;
+	int ret;
+
+	cq = rdmachan_verbs_alloc(call->file, struct rdmachan_cq,
+				  &rdmachan_cq_kind);
+	if (!cq) {
+		if (ch)
+			rdmachan_comp_channel_put(ch);
+		return ERR_PTR(-ENOMEM);
+	}
+	cq->channel = ch;
+	cq->user_context = cmd->user_context;
+	INIT_LIST_HEAD(&cq->channel_entry);
+	init_waitqueue_head(&cq->ack_wait);
+	mutex_init(&cq->poll_lock);
+	xa_init(&cq->qps);
+	rdmachan_async_obj_init(&cq->async, &cq->v, RDMACHAN_ASYNC_ELEMENT_CQ,
+				async, cmd->user_context);
+	ret = rdmachan_verbs_reserve(call, &cq->v, &cmd->out_handle);
+	if (ret) {
+		rdmachan_object_put(&cq->v.obj);
+		return ERR_PTR(ret);
+	}
+	return cq;
+}
+
+/* The device's CQ and, if asked for, its ring; @dev is entered as @ibdev. */
+static int rdmachan_cq_create_ib(struct rdmachan_cq *cq,
+				 struct rdmachan_create_cq *cmd,
+				 struct rdmachan_device *dev,
+				 struct ib_device *ibdev)
+{
+	struct ib_cq_init_attr attr = {
+		.cqe = cmd->cqe, .comp_vector = cmd->comp_vector,
+	};
+	struct ib_cq *ibcq;
+	int ret;
+
+	if (cmd->comp_vector >= ibdev->num_comp_vectors)
+		return -EINVAL;
+	ret = rdmachan_verbs_charge(&cq->v, dev, ibdev);
+	if (ret)
+		return ret;
+	ibcq = ib_create_cq(ibdev, rdmachan_cq_comp_handler,
+			    rdmachan_cq_event, cq, &attr);
+	if (IS_ERR(ibcq))
+		return PTR_ERR(ibcq);
+	/* Room for all the device's CQ holds, so the ring never drops one. */
+	if (cmd->flags & RDMACHAN_CREATE_CQ_RING) {
+		ret = rdmachan_cq_ring_create(cq, ibcq->cqe);
+		if (ret) {
+			ib_destroy_cq(ibcq);
+			return ret;
+		}
+	}
+	cq->ib = ibcq;
+	cmd->out_cqe = ibcq->cqe;
+	rdmachan_verbs_add(&cq->v, dev);
+	if (cq->ring) {
+		rdmachan_cq_ring_start(cq);
+		rdmachan_cq_ring_describe(cq, cmd);
+	}
+	return 0;
+}
+
 int rdmachan_cmd_create_cq(struct rdmachan_call *call, void *arg)
 {
 	struct rdmachan_create_cq *cmd = arg;
-	struct ib_cq_init_attr attr = {};
 	struct rdmachan_comp_channel *ch = NULL;
 	struct rdmachan_async_queue *async;
 	struct rdmachan_device *dev;
 	struct ib_device *ibdev;
 	struct rdmachan_cq *cq;
-	struct ib_cq *ibcq;
 	int ret;
 
 	if (!cmd->cqe || cmd->cqe > INT_MAX)
@@ -146,64 +215,17 @@ int rdmachan_cmd_create_cq(struct rdmachan_call *call, void *arg)
 			goto out_dev;
 		}
 	}
-	cq = rdmachan_verbs_alloc(call->file, struct rdmachan_cq,
-				  &rdmachan_cq_kind);
-	if (!cq) {
-		if (ch)
-			rdmachan_comp_channel_put(ch);
-		ret = -ENOMEM;
+	cq = rdmachan_cq_new(call, cmd, ch, async);
+	if (IS_ERR(cq)) {
+		ret = PTR_ERR(cq);
 		goto out_dev;
 	}
-	cq->channel = ch;
-	cq->user_context = cmd->user_context;
-	INIT_LIST_HEAD(&cq->channel_entry);
-	init_waitqueue_head(&cq->ack_wait);
-	mutex_init(&cq->poll_lock);
-	xa_init(&cq->qps);
-	rdmachan_async_obj_init(&cq->async, &cq->v, RDMACHAN_ASYNC_ELEMENT_CQ,
-				async, cmd->user_context);
-	ret = rdmachan_verbs_reserve(call, &cq->v, &cmd->out_handle);
-	if (ret) {
-		rdmachan_object_put(&cq->v.obj);
-		goto out_dev;
-	}
-
 	ibdev = rdmachan_device_enter(dev);
 	if (!ibdev) {
 		ret = -ENODEV;
 		goto out_dev;
 	}
-	if (cmd->comp_vector >= ibdev->num_comp_vectors) {
-		ret = -EINVAL;
-		goto out_exit;
-	}
-	ret = rdmachan_verbs_charge(&cq->v, dev, ibdev);
-	if (ret)
-		goto out_exit;
-	attr.cqe = cmd->cqe;
-	attr.comp_vector = cmd->comp_vector;
-	ibcq = ib_create_cq(ibdev, rdmachan_cq_comp_handler,
-			    rdmachan_cq_event, cq, &attr);
-	if (IS_ERR(ibcq)) {
-		ret = PTR_ERR(ibcq);
-		goto out_exit;
-	}
-	/* Room for all the device's CQ holds, so the ring never drops one. */
-	if (cmd->flags & RDMACHAN_CREATE_CQ_RING) {
-		ret = rdmachan_cq_ring_create(cq, ibcq->cqe);
-		if (ret) {
-			ib_destroy_cq(ibcq);
-			goto out_exit;
-		}
-	}
-	cq->ib = ibcq;
-	cmd->out_cqe = ibcq->cqe;
-	rdmachan_verbs_add(&cq->v, dev);
-	if (cq->ring) {
-		rdmachan_cq_ring_start(cq);
-		rdmachan_cq_ring_describe(cq, cmd);
-	}
-out_exit:
+	ret = rdmachan_cq_create_ib(cq, cmd, dev, ibdev);
 	rdmachan_device_exit(dev);
 out_dev:
 	rdmachan_async_queue_put(async);
@@ -435,6 +457,58 @@ static bool rdmachan_cq_busy_poll(struct rdmachan_cq *cq, bool busy,
  * Completions go out in batches. A bad @wcs loses the batch that could
  * not be written; the ones written before it are reported.
  */
+/* Completions kept at device removal go first: into @dst from *@n on. */
+static int rdmachan_cq_poll_saved(struct rdmachan_cq *cq, void __user *dst,
+				  u32 stride, u32 max, struct rdmachan_wc *uwc,
+				  u32 *n)
+{
+	int got, ret = 0;
+
+	while (!ret && unlikely(cq->saved) && *n < max) {
+		got = rdmachan_cq_take_saved(cq, uwc, min_t(u32, max - *n,
+							    RDMACHAN_POLL_BATCH));
+		if (!got)
+			break;
+		ret = rdmachan_wc_copy_out(dst + (size_t)*n * stride, stride,
+					   uwc, got);
+		if (!ret)
+			*n += got;
+	}
+	return ret;
+}
+
+/* The device's completions into @dst from *@n on, until it is empty. */
+static int rdmachan_cq_poll_device(struct rdmachan_cq *cq, void __user *dst,
+				   u32 stride, u32 max, struct rdmachan_wc *uwc,
+				   u32 *n)
+{
+	struct ib_wc wc[RDMACHAN_POLL_BATCH] __uninitialized;
+	int got, i, ret;
+	u32 want;
+
+	while (cq->v.live && *n < max) {
+		want = min_t(u32, max - *n, RDMACHAN_POLL_BATCH);
+		got = ib_poll_cq(cq->ib, want, wc);
+		if (got < 0)
+			return got;
+		for (i = 0; i < got; i++)
+			rdmachan_wc_from_ib(cq, &uwc[i], &wc[i], true);
+		/* Empty: no completion names a destroyed QP any more. */
+		if (got < want && cq->qps_gone)
+			rdmachan_cq_forget_gone(cq);
+		if (!got)
+			break;
+		ret = rdmachan_wc_copy_out(dst + (size_t)*n * stride, stride,
+					   uwc, got);
+		if (ret)
+			return ret;
+		*n += got;
+		if (got < want)
+			break;
+	}
+	return 0;
+}
+
 int rdmachan_cmd_poll_cq(struct rdmachan_call *call, void *arg)
 {
 	struct rdmachan_poll_cq *cmd = arg;
@@ -442,12 +516,11 @@ int rdmachan_cmd_poll_cq(struct rdmachan_call *call, void *arg)
 	void __user *dst = u64_to_user_ptr(cmd->wcs);
 	/* Written before read, and a struct rdmachan_wc has no padding. */
 	struct rdmachan_wc uwc[RDMACHAN_POLL_BATCH] __uninitialized;
-	struct ib_wc wc[RDMACHAN_POLL_BATCH] __uninitialized;
 	struct rdmachan_cq *cq;
 	u64 deadline = 0;
-	u32 n = 0, want;
-	int ret, got, i;
+	u32 n = 0;
 	bool busy;
+	int ret;
 
 	if (cmd->wc_size < sizeof(struct rdmachan_wc) ||
 	    cmd->wc_size > RDMACHAN_MAX_STRIDE)
@@ -465,45 +538,16 @@ int rdmachan_cmd_poll_cq(struct rdmachan_call *call, void *arg)
 	}
 	busy = rdmachan_cq_busy_polled(file, cmd->cq);
 	mutex_lock(&cq->poll_lock);
-	ret = 0;
-	/* What the CQ had when its device went away comes first. */
-	while (!ret && unlikely(cq->saved) && n < cmd->max_wc) {
-		got = rdmachan_cq_take_saved(cq, uwc, min_t(u32, cmd->max_wc - n,
-							    RDMACHAN_POLL_BATCH));
-		if (!got)
-			break;
-		ret = rdmachan_wc_copy_out(dst + (size_t)n * cmd->wc_size,
-					   cmd->wc_size, uwc, got);
-		if (!ret)
-			n += got;
-	}
+	ret = rdmachan_cq_poll_saved(cq, dst, cmd->wc_size, cmd->max_wc, uwc,
+				     &n);
 	if (!ret && !cq->v.live && !n)
 		ret = -ENODEV;
-again:
-	while (!ret && cq->v.live && n < cmd->max_wc) {
-		want = min_t(u32, cmd->max_wc - n, RDMACHAN_POLL_BATCH);
-		got = ib_poll_cq(cq->ib, want, wc);
-		if (got < 0) {
-			ret = got;
-			break;
-		}
-		for (i = 0; i < got; i++)
-			rdmachan_wc_from_ib(cq, &uwc[i], &wc[i], true);
-		/* Empty: no completion names a destroyed QP any more. */
-		if (got < want && cq->qps_gone)
-			rdmachan_cq_forget_gone(cq);
-		if (!got)
-			break;
-		ret = rdmachan_wc_copy_out(dst + (size_t)n * cmd->wc_size,
-					   cmd->wc_size, uwc, got);
-		if (ret)
-			break;
-		n += got;
-		if (got < want)
-			break;
-	}
-	if (!ret && !n && cq->v.live && rdmachan_cq_busy_poll(cq, busy, &deadline))
-		goto again;
+	do {
+		if (!ret)
+			ret = rdmachan_cq_poll_device(cq, dst, cmd->wc_size,
+						      cmd->max_wc, uwc, &n);
+	} while (!ret && !n && cq->v.live &&
+		 rdmachan_cq_busy_poll(cq, busy, &deadline));
 	/* It was drained: polling it again right away is busy polling. */
 	cq->last_empty_ns = n < cmd->max_wc ? local_clock() : 0;
 	mutex_unlock(&cq->poll_lock);

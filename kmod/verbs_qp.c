@@ -387,6 +387,44 @@ static const struct rdmachan_verbs_kind rdmachan_qp_kind = {
 	.device_gone = rdmachan_qp_flush,
 };
 
+/* What the device is asked for: @cmd's capabilities, @qp's parts. */
+static void rdmachan_qp_init_attr(struct rdmachan_qp *qp,
+				  const struct rdmachan_create_qp *cmd,
+				  struct ib_qp_init_attr *init)
+{
+	init->event_handler = rdmachan_qp_event;
+	init->qp_context = qp;
+	init->send_cq = qp->send_cq->ib;
+	init->recv_cq = qp->recv_cq->ib;
+	init->srq = qp->srq ? qp->srq->ib : NULL;
+	init->cap.max_send_wr = cmd->cap.max_send_wr;
+	init->cap.max_recv_wr = cmd->cap.max_recv_wr;
+	init->cap.max_send_sge = cmd->cap.max_send_sge;
+	init->cap.max_recv_sge = cmd->cap.max_recv_sge;
+	init->cap.max_inline_data = cmd->cap.max_inline_data;
+	init->sq_sig_type = cmd->flags & RDMACHAN_CREATE_QP_SQ_SIG_ALL ?
+			    IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+}
+
+/* The device made the QP: what it got, and its parts now in use. */
+static void rdmachan_qp_made(struct rdmachan_qp *qp,
+			     const struct ib_qp_init_attr *init,
+			     struct rdmachan_create_qp *cmd)
+{
+	qp->type = init->qp_type;
+	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->max_send_sge = init->cap.max_send_sge;
+	qp->max_recv_sge = init->cap.max_recv_sge;
+	qp->max_inline = init->cap.max_inline_data;
+	atomic_inc(&qp->pd->v.users);
+	atomic_inc(&qp->send_cq->v.users);
+	atomic_inc(&qp->recv_cq->v.users);
+	if (qp->srq)
+		atomic_inc(&qp->srq->v.users);
+	rdmachan_qp_cap_out(&cmd->out_cap, &init->cap);
+	cmd->out_qp_num = qp->ib->qp_num;
+}
+
 int rdmachan_cmd_create_qp(struct rdmachan_call *call, void *arg)
 {
 	struct rdmachan_create_qp *cmd = arg;
@@ -428,18 +466,7 @@ int rdmachan_cmd_create_qp(struct rdmachan_call *call, void *arg)
 	/* Its events go to its PD's context from the start. */
 	rdmachan_async_obj_init(&qp->async, &qp->v, RDMACHAN_ASYNC_ELEMENT_QP,
 				qp->pd->async, qp->user_context);
-	init.event_handler = rdmachan_qp_event;
-	init.qp_context = qp;
-	init.send_cq = qp->send_cq->ib;
-	init.recv_cq = qp->recv_cq->ib;
-	init.srq = qp->srq ? qp->srq->ib : NULL;
-	init.cap.max_send_wr = cmd->cap.max_send_wr;
-	init.cap.max_recv_wr = cmd->cap.max_recv_wr;
-	init.cap.max_send_sge = cmd->cap.max_send_sge;
-	init.cap.max_recv_sge = cmd->cap.max_recv_sge;
-	init.cap.max_inline_data = cmd->cap.max_inline_data;
-	init.sq_sig_type = cmd->flags & RDMACHAN_CREATE_QP_SQ_SIG_ALL ?
-			   IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+	rdmachan_qp_init_attr(qp, cmd, &init);
 
 	kref_get(&qp->pd->v.obj.ref);
 	kref_get(&qp->send_cq->v.obj.ref);
@@ -471,18 +498,7 @@ int rdmachan_cmd_create_qp(struct rdmachan_call *call, void *arg)
 		goto out_exit;
 	}
 
-	qp->type = init.qp_type;
-	qp->sq_sig_all = init.sq_sig_type == IB_SIGNAL_ALL_WR;
-	qp->max_send_sge = init.cap.max_send_sge;
-	qp->max_recv_sge = init.cap.max_recv_sge;
-	qp->max_inline = init.cap.max_inline_data;
-	atomic_inc(&qp->pd->v.users);
-	atomic_inc(&qp->send_cq->v.users);
-	atomic_inc(&qp->recv_cq->v.users);
-	if (qp->srq)
-		atomic_inc(&qp->srq->v.users);
-	rdmachan_qp_cap_out(&cmd->out_cap, &init.cap);
-	cmd->out_qp_num = qp->ib->qp_num;
+	rdmachan_qp_made(qp, &init, cmd);
 	rdmachan_verbs_add(&qp->v, dev);
 out_exit:
 	rdmachan_device_exit(dev);
