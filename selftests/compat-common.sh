@@ -84,7 +84,21 @@ show() {
 # server that polls its channel without sleeping (perftest -R), once it
 # has been seen listening for three polls of wait_for in a row: rdma_listen
 # needs microseconds of CPU to finish, the polls take 0.2 s.
+#
+# A server on rdmachan needs none of that: the module records an id as
+# listening only once rdma_listen() has returned, and shows it in the
+# fdinfo of the server's /dev/rdmachan file.
 cm_listening() {
+	if [ "${srv_stack:-}" = r ]; then
+		# pair() runs this with globbing off
+		case $- in *f*) cl_noglob=1 ;; *) cl_noglob= ;; esac
+		set +f
+		grep -qsE "^cm_id:.* state=listening .* src=[^ ]*:$1 " \
+			/proc/[0-9]*/fdinfo/* 2>/dev/null
+		cl_rc=$?
+		[ -z "$cl_noglob" ] || set -f
+		return $cl_rc
+	fi
 	if ! rdma res show cm_id 2>/dev/null | grep -q "state LISTEN .*src-addr [^ ]*:$1 "; then
 		cl_seen=0
 		return 1
@@ -136,7 +150,7 @@ log_has() {
 # is then stopped, which counts as exit 0.
 persistent_server=
 pair() {
-	srv_rc=255 cli_rc=255
+	srv_rc=255 cli_rc=255 srv_stack=$1
 	set -f
 	# a simple command, so that $! is the server's timeout(1) itself
 	p_cmd="timeout -k 5 $limit stdbuf -oL $4"
