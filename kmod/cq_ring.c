@@ -4,8 +4,12 @@
  * polling a CQ costs no system call.
  *
  * The device's CQ stays armed for every completion. Its completion
- * handler, in whatever context the driver calls it, moves what the CQ has
- * into the ring and re-arms it, until the device reports nothing missed.
+ * handler only schedules a poll in softirq context (irq_poll, as ib_core's
+ * IB_POLL_SOFTIRQ CQs do): drivers may call it with their own CQ lock held
+ * (rxe in 6.12 does), which ib_poll_cq() takes. The poll moves what the
+ * CQ has into the ring and re-arms it, until the device reports nothing
+ * missed.
+ *
  * The process hands back its consumer index only when the ring runs out
  * of room (RDMACHAN_IOC_UPDATE_CQ_RING); until then completions wait in
  * the device, so none is ever written over. The ring's memory has a
@@ -21,6 +25,8 @@
 
 /* Completions polled from the device at a time, on the stack. */
 #define RDMACHAN_RING_BATCH	8
+/* Completions one softirq poll takes before it yields (IB_POLL_BUDGET_IRQ) */
+#define RDMACHAN_RING_BUDGET	256
 
 struct rdmachan_cq_ring_mem {
 	struct kref ref;
@@ -43,6 +49,8 @@ static void rdmachan_cq_ring_mem_put(struct rdmachan_cq_ring_mem *mem)
 {
 	kref_put(&mem->ref, rdmachan_cq_ring_mem_free);
 }
+
+static int rdmachan_cq_ring_poll(struct irq_poll *iop, int budget);
 
 /* A ring with room for more than @cqe completions. */
 int rdmachan_cq_ring_create(struct rdmachan_cq *cq, u32 cqe)
@@ -68,6 +76,8 @@ int rdmachan_cq_ring_create(struct rdmachan_cq *cq, u32 cqe)
 	mem->entries = entries;
 	mem->ring->entries = entries;
 	spin_lock_init(&cq->ring_lock);
+	irq_poll_init(&cq->ring_poll, RDMACHAN_RING_BUDGET,
+		      rdmachan_cq_ring_poll);
 	cq->ring = mem;
 	return 0;
 }
@@ -106,59 +116,90 @@ static void rdmachan_cq_ring_set_stalled(struct rdmachan_cq *cq, bool stalled)
 }
 
 /*
- * With ring_lock held: moves the device's completions into the ring.
- * False when the ring ran out of room first (it is then stalled).
+ * With ring_lock held: moves up to @max of the device's completions into
+ * the ring, and returns how many. Fewer than @max when the device's CQ
+ * was found empty or the ring ran out of room (it is then stalled).
  */
-static bool rdmachan_cq_ring_take_device(struct rdmachan_cq *cq)
+static u32 rdmachan_cq_ring_take_device(struct rdmachan_cq *cq, u32 max)
 {
 	struct rdmachan_cq_ring_mem *mem = cq->ring;
 	struct ib_wc wc[RDMACHAN_RING_BATCH];
-	u32 room, want;
+	u32 room, want, taken = 0;
 	int got, i;
 
 	lockdep_assert_held(&cq->ring_lock);
-	for (;;) {
+	while (taken < max) {
 		room = rdmachan_cq_ring_room(cq);
 		if (!room) {
 			rdmachan_cq_ring_set_stalled(cq, true);
-			return false;
+			break;
 		}
-		want = min_t(u32, room, RDMACHAN_RING_BATCH);
+		want = min3(room, max - taken, (u32)RDMACHAN_RING_BATCH);
 		got = ib_poll_cq(cq->ib, want, wc);
 		for (i = 0; i < got; i++)
 			rdmachan_wc_from_ib(cq, &mem->ring->wcs[cq->ring_prod++ &
 							       (mem->entries - 1)],
 					    &wc[i], false);
-		if (got > 0)
+		if (got > 0) {
 			rdmachan_cq_ring_publish(cq);
+			taken += got;
+		}
 		if (got < (int)want)
-			return true;
+			break;
 	}
+	return taken;
+}
+
+/* Arms the device's CQ; true when completions may have been missed. */
+static bool rdmachan_cq_ring_arm(struct rdmachan_cq *cq)
+{
+	return ib_req_notify_cq(cq->ib, IB_CQ_NEXT_COMP |
+				IB_CQ_REPORT_MISSED_EVENTS) > 0;
 }
 
 /*
- * With ring_lock held and the device's CQ usable: empties it into the
- * ring and arms it again, unless the ring is full.
+ * With ring_lock held and the device's CQ usable, in process context:
+ * empties it into the ring and arms it again, unless the ring is full.
  */
 static void rdmachan_cq_ring_drain(struct rdmachan_cq *cq)
 {
 	lockdep_assert_held(&cq->ring_lock);
 	do {
-		if (!rdmachan_cq_ring_take_device(cq))
+		rdmachan_cq_ring_take_device(cq, U32_MAX);
+		if (cq->ring_stalled)
 			return;
-	} while (ib_req_notify_cq(cq->ib, IB_CQ_NEXT_COMP |
-				  IB_CQ_REPORT_MISSED_EVENTS) > 0);
+	} while (rdmachan_cq_ring_arm(cq));
+}
+
+/*
+ * The softirq poll: up to @budget completions. Taking fewer means the
+ * device's CQ is empty, the ring is stalled or the CQ is going away, and
+ * the poll is then complete; a missed completion schedules it again.
+ */
+static int rdmachan_cq_ring_poll(struct irq_poll *iop, int budget)
+{
+	struct rdmachan_cq *cq = container_of(iop, struct rdmachan_cq,
+					      ring_poll);
+	unsigned long flags;
+	u32 taken = 0;
+
+	spin_lock_irqsave(&cq->ring_lock, flags);
+	if (cq->ring_device && !cq->ring_stalled)
+		taken = rdmachan_cq_ring_take_device(cq, budget);
+	if (taken < budget) {
+		irq_poll_complete(iop);
+		if (cq->ring_device && !cq->ring_stalled &&
+		    rdmachan_cq_ring_arm(cq))
+			irq_poll_sched(iop);
+	}
+	spin_unlock_irqrestore(&cq->ring_lock, flags);
+	return taken;
 }
 
 /* The device's completion handler of a CQ with a ring: any context. */
 void rdmachan_cq_ring_comp_handler(struct rdmachan_cq *cq)
 {
-	unsigned long flags;
-
-	spin_lock_irqsave(&cq->ring_lock, flags);
-	if (cq->ring_device && !cq->ring_stalled)
-		rdmachan_cq_ring_drain(cq);
-	spin_unlock_irqrestore(&cq->ring_lock, flags);
+	irq_poll_sched(&cq->ring_poll);
 }
 
 /* The device's CQ exists: from now on its completions go to the ring. */
@@ -170,12 +211,16 @@ void rdmachan_cq_ring_start(struct rdmachan_cq *cq)
 	spin_unlock_irq(&cq->ring_lock);
 }
 
-/* Before the device's CQ is destroyed: the handler leaves it alone. */
+/*
+ * Before the device's CQ is destroyed, in process context: no poll uses
+ * it from now on, and none is running or scheduled once this returns.
+ */
 void rdmachan_cq_ring_stop(struct rdmachan_cq *cq)
 {
 	spin_lock_irq(&cq->ring_lock);
 	cq->ring_device = false;
 	spin_unlock_irq(&cq->ring_lock);
+	irq_poll_disable(&cq->ring_poll);
 }
 
 /*
@@ -208,7 +253,7 @@ static bool rdmachan_cq_ring_take_saved(struct rdmachan_cq *cq)
 /*
  * With poll_lock and the file's verbs_lock held, in process context: the
  * device's CQ is emptied, into the ring, and what does not fit is kept
- * behind it. The handler does nothing while the ring is stalled, so the
+ * behind it. The poll does nothing while the ring is stalled, so the
  * device is not polled twice at once. Returns how many were taken.
  */
 int rdmachan_cq_ring_save(struct rdmachan_cq *cq)

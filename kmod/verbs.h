@@ -176,11 +176,13 @@ struct rdmachan_cq {
 	/*
 	 * RDMACHAN_CREATE_CQ_RING: the ring its completions go to.
 	 * @ring_cons and the saved completions change under @poll_lock too.
-	 * @ring_device: the handler may use @ib.
+	 * @ring_device: the poll may use @ib.
 	 */
 	struct rdmachan_cq_ring_mem *ring;
-	/* guards the ring's indices and flags; taken by the handler */
+	/* guards the ring's indices and flags; taken by the poll */
 	spinlock_t ring_lock;
+	/* scheduled by the device's completion handler */
+	struct irq_poll ring_poll;
 	u32 ring_prod;
 	u32 ring_cons;
 	bool ring_stalled;
