@@ -271,12 +271,15 @@ $(B)/selftests/stat_holder: selftests/stat_holder.c selftests/*.h $(LIB_A) uapi/
 	@mkdir -p $(dir $@)
 	$(CC) $(SELFTEST_CFLAGS) -o $@ $< $(LIB_A) -lpthread -ldl
 
-# Bypass mode's module side: the system's libibverbs for the verbs, raw
-# ioctls for the CM; not librdmachan, whose ibv_* would take over.
-$(B)/selftests/uapi_user_qp_test: selftests/uapi_user_qp_test.c selftests/*.h uapi/rdmachan.h $(B)/selftests/qp_owner_intruder
+# Bypass mode's module side, and the module's rules beside uverbs': the
+# system's libibverbs for the verbs, raw ioctls for the module; not
+# librdmachan, whose ibv_* would take over.
+UVERBS_SELFTESTS := $(B)/selftests/uapi_user_qp_test $(B)/selftests/uapi_qkey_test
+$(UVERBS_SELFTESTS): $(B)/selftests/%: selftests/%.c selftests/*.h uapi/rdmachan.h
 	@test -r "$(LINUX_SRC)/tools/testing/selftests/kselftest_harness.h" || { echo "no kselftest_harness.h: run 'make setup'" >&2; exit 1; }
 	@mkdir -p $(dir $@)
 	$(CC) $(SELFTEST_CFLAGS) -o $@ $< -libverbs -lpthread
+$(B)/selftests/uapi_user_qp_test: $(B)/selftests/qp_owner_intruder
 
 # compat_*_test: built against rdma-core's librdmacm/libibverbs like the
 # stock programs, run on the drop-in libraries through their run path.
