@@ -581,9 +581,8 @@ static int rdmachan_async_attach(struct rdmachan_async_queue *q,
 /* Writes out_fd itself, before the descriptor is installed. */
 int rdmachan_cmd_open_async_fd(struct rdmachan_call *call, void *arg)
 {
-	s32 __user *out_fd = rdmachan_call_result(call,
-						  struct rdmachan_open_async_fd,
-						  out_fd);
+	struct rdmachan_open_async_fd __user *ucmd = call->uarg;
+	s32 __user *out_fd = &ucmd->out_fd;
 	struct rdmachan_open_async_fd *cmd = arg;
 	struct rdmachan_async_queue *q;
 	struct rdmachan_object *obj;

@@ -145,14 +145,11 @@ static void rdmachan_cm_requeue(struct rdmachan_file *file,
  * when the event's id died meanwhile (the event is dropped), -EAGAIN when
  * the queue is empty, or an error with the event back on the queue.
  */
-static int rdmachan_cm_deliver(struct rdmachan_file *file, void __user *dst,
-			       u32 size, u32 __user *count, u32 new_count)
+/* The first queued event, taken off the queue and counted as being read. */
+static struct rdmachan_cm_event_entry *
+rdmachan_cm_take_first(struct rdmachan_file *file)
 {
 	struct rdmachan_cm_event_entry *entry;
-	struct rdmachan_cm_event *uevent;
-	struct rdmachan_cm_id *id;
-	u32 handle;
-	int ret;
 
 	spin_lock(&file->events_lock);
 	entry = list_first_entry_or_null(&file->events,
@@ -168,6 +165,37 @@ static int rdmachan_cm_deliver(struct rdmachan_file *file, void __user *dst,
 		rdmachan_cm_account(entry, 1);
 	}
 	spin_unlock(&file->events_lock);
+	return entry;
+}
+
+/*
+ * The event is the caller's: it waits for its ack under @handle, and a
+ * CONNECT_REQUEST's new id becomes visible under its own handle.
+ */
+static void rdmachan_cm_hand_out(struct rdmachan_file *file,
+				 struct rdmachan_cm_event_entry *entry,
+				 u32 handle)
+{
+	if (entry->new_id) {
+		/* Replacing reserved entries allocates nothing. */
+		xa_store(&file->objects, entry->new_id->handle,
+			 &entry->new_id->obj, GFP_KERNEL);
+		entry->new_id = NULL;
+		atomic_inc(&entry->id->backlog);
+	}
+	xa_store(&file->delivered, handle, entry, GFP_KERNEL);
+}
+
+static int rdmachan_cm_deliver(struct rdmachan_file *file, void __user *dst,
+			       u32 size, u32 __user *count, u32 new_count)
+{
+	struct rdmachan_cm_event_entry *entry;
+	struct rdmachan_cm_event *uevent;
+	struct rdmachan_cm_id *id;
+	u32 handle;
+	int ret;
+
+	entry = rdmachan_cm_take_first(file);
 	if (!entry)
 		return -EAGAIN;
 	id = entry->id;
@@ -203,15 +231,7 @@ static int rdmachan_cm_deliver(struct rdmachan_file *file, void __user *dst,
 		return ret;
 	}
 	spin_unlock(&file->events_lock);
-
-	if (entry->new_id) {
-		/* Replacing reserved entries allocates nothing. */
-		xa_store(&file->objects, entry->new_id->handle,
-			 &entry->new_id->obj, GFP_KERNEL);
-		entry->new_id = NULL;
-		atomic_inc(&id->backlog);
-	}
-	xa_store(&file->delivered, handle, entry, GFP_KERNEL);
+	rdmachan_cm_hand_out(file, entry, handle);
 	return 1;
 
 err_erase:
@@ -265,12 +285,9 @@ static int rdmachan_cm_ack(struct rdmachan_file *file, u64 uhandles, u32 num)
 int rdmachan_cmd_get_events(struct rdmachan_call *call, void *arg)
 {
 	struct rdmachan_get_events *cmd = arg;
-	u32 __user *out_num_events =
-		rdmachan_call_result(call, struct rdmachan_get_events,
-				     out_num_events);
-	u32 __user *num_acks = rdmachan_call_result(call,
-						    struct rdmachan_get_events,
-						    num_acks);
+	struct rdmachan_get_events __user *ucmd = call->uarg;
+	u32 __user *out_num_events = &ucmd->out_num_events;
+	u32 __user *num_acks = &ucmd->num_acks;
 	struct rdmachan_file *file = call->file;
 	bool nonblock = (cmd->flags & RDMACHAN_GET_EVENTS_NONBLOCK) ||
 			(call->filp->f_flags & O_NONBLOCK);

@@ -74,14 +74,14 @@ static bool rdmachan_cm_addr_valid(const struct __kernel_sockaddr_storage *ss,
 int rdmachan_cmd_bind_addr(struct rdmachan_call *call, void *arg)
 {
 	struct rdmachan_bind_addr *cmd = arg;
-	struct rdmachan_cm_route __user *uroute;
+	struct rdmachan_bind_addr __user *ucmd = call->uarg;
+	struct rdmachan_cm_route __user *uroute = &ucmd->out_route;
 	struct rdmachan_cm_id *id;
 	int ret;
 
 	if (cmd->__reserved || !rdmachan_cm_addr_valid(&cmd->addr, false))
 		return -EINVAL;
 	/* rdma_cm cannot unbind: fail on a reply that cannot be written first. */
-	uroute = rdmachan_call_result(call, struct rdmachan_bind_addr, out_route);
 	if (clear_user(uroute, sizeof(*uroute)))
 		return -EFAULT;
 	id = rdmachan_cm_id_lock(call->file, cmd->handle);
@@ -510,25 +510,6 @@ out:
 	return ret;
 }
 
-/* The id @handle names in @old_file, which @new_file's process must own. */
-static struct rdmachan_cm_id *
-rdmachan_migrate_source(struct file *old_filp, struct rdmachan_file *new_file,
-			u32 handle)
-{
-	struct rdmachan_file *old_file;
-	struct rdmachan_object *obj;
-
-	if (!rdmachan_is_rdmachan_file(old_filp))
-		return ERR_PTR(-EINVAL);
-	old_file = old_filp->private_data;
-	if (old_file->owner != new_file->owner)
-		return ERR_PTR(-EACCES);
-	obj = rdmachan_object_get(old_file, handle, RDMACHAN_OBJ_CM_ID);
-	if (!obj)
-		return ERR_PTR(-ENOENT);
-	return container_of(obj, struct rdmachan_cm_id, obj);
-}
-
 /* Both files' event queues, the file of lower address first. */
 static void rdmachan_migrate_lock_events(struct rdmachan_file *a,
 					 struct rdmachan_file *b)
@@ -577,46 +558,32 @@ static int rdmachan_migrate_move(struct rdmachan_cm_id *id,
 	return 0;
 }
 
-/*
- * Moves an id of another file of this process to this one. The id's read
- * events must all be acknowledged first; its queued ones move with it.
- */
-int rdmachan_cmd_migrate_id(struct rdmachan_call *call, void *arg)
+/* The id @handle of @old_file to @new_file, its new handle to @out_handle. */
+static int rdmachan_migrate_from(struct rdmachan_file *old_file, u32 handle,
+				 struct rdmachan_file *new_file,
+				 u32 __user *out_handle)
 {
-	struct rdmachan_migrate_id *cmd = arg;
-	u32 __user *out_handle = rdmachan_call_result(call,
-						      struct rdmachan_migrate_id,
-						      out_handle);
-	struct rdmachan_file *new_file = call->file;
-	struct rdmachan_file *old_file;
+	struct rdmachan_object *obj;
 	struct rdmachan_cm_id *id;
-	struct fd f;
-	u32 handle;
+	u32 new_handle;
 	int ret;
 
-	if (cmd->__reserved)
-		return -EINVAL;
-	f = fdget(cmd->fd);
-	if (!fd_file(f))
-		return -EBADF;
-	id = rdmachan_migrate_source(fd_file(f), new_file, cmd->handle);
-	if (IS_ERR(id)) {
-		ret = PTR_ERR(id);
-		goto out_fd;
-	}
-	old_file = fd_file(f)->private_data;
+	obj = rdmachan_object_get(old_file, handle, RDMACHAN_OBJ_CM_ID);
+	if (!obj)
+		return -ENOENT;
+	id = container_of(obj, struct rdmachan_cm_id, obj);
 	if (old_file == new_file) {
-		ret = put_user(cmd->handle, out_handle) ? -EFAULT : 0;
+		ret = put_user(handle, out_handle) ? -EFAULT : 0;
 		goto out_put;
 	}
 	ret = rdmachan_cm_wait_acks(id, NULL);
 	if (ret)
 		goto out_put;
-	ret = rdmachan_object_alloc_handle(new_file, &handle);
+	ret = rdmachan_object_alloc_handle(new_file, &new_handle);
 	if (ret)
 		goto out_put;
 	/* The reply goes out before the move, so a failed copy moves nothing. */
-	if (put_user(handle, out_handle)) {
+	if (put_user(new_handle, out_handle)) {
 		ret = -EFAULT;
 		goto out_erase;
 	}
@@ -629,23 +596,49 @@ int rdmachan_cmd_migrate_id(struct rdmachan_call *call, void *arg)
 	rdma_lock_handler(id->cm_id);
 	mutex_lock(&id->request_lock);
 	rdmachan_migrate_lock_events(old_file, new_file);
-	ret = rdmachan_migrate_move(id, old_file, cmd->handle, new_file, handle);
+	ret = rdmachan_migrate_move(id, old_file, handle, new_file, new_handle);
 	spin_unlock(&old_file->events_lock);
 	spin_unlock(&new_file->events_lock);
 	mutex_unlock(&id->request_lock);
 	rdma_unlock_handler(id->cm_id);
 	if (!ret) {
-		handle = 0;
+		new_handle = 0;
 		wake_up_interruptible(&new_file->events_wait);
 	}
 out_unlock:
 	mutex_unlock(&id->lock);
 out_erase:
-	if (handle)
-		xa_erase(&new_file->objects, handle);
+	if (new_handle)
+		xa_erase(&new_file->objects, new_handle);
 out_put:
 	rdmachan_object_put(&id->obj);
-out_fd:
+	return ret;
+}
+
+/*
+ * Moves an id of another file of this process to this one. The id's read
+ * events must all be acknowledged first; its queued ones move with it.
+ */
+int rdmachan_cmd_migrate_id(struct rdmachan_call *call, void *arg)
+{
+	struct rdmachan_migrate_id *cmd = arg;
+	struct rdmachan_migrate_id __user *ucmd = call->uarg;
+	u32 __user *out_handle = &ucmd->out_handle;
+	struct rdmachan_file *old_file;
+	struct fd f;
+	int ret;
+
+	if (cmd->__reserved)
+		return -EINVAL;
+	f = fdget(cmd->fd);
+	if (!fd_file(f))
+		return -EBADF;
+	old_file = rdmachan_file_of(fd_file(f), call->file);
+	if (IS_ERR(old_file))
+		ret = PTR_ERR(old_file);
+	else
+		ret = rdmachan_migrate_from(old_file, cmd->handle, call->file,
+					    out_handle);
 	fdput(f);
 	return ret;
 }

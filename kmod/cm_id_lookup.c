@@ -52,13 +52,9 @@ int rdmachan_cm_id_lock_fd(struct rdmachan_file *file, int fd, u32 handle,
 	f = fdget(fd);
 	if (!fd_file(f))
 		return -EBADF;
-	if (!rdmachan_is_rdmachan_file(fd_file(f))) {
-		ret = -EINVAL;
-		goto out;
-	}
-	id_file = fd_file(f)->private_data;
-	if (id_file->owner != file->owner) {
-		ret = -EACCES;
+	id_file = rdmachan_file_of(fd_file(f), file);
+	if (IS_ERR(id_file)) {
+		ret = PTR_ERR(id_file);
 		goto out;
 	}
 	id = rdmachan_cm_id_lock(id_file, handle);

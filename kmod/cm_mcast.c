@@ -132,9 +132,8 @@ static bool rdmachan_mcast_joined_already(struct rdmachan_cm_id *id,
 /* Writes out_handle itself: nothing can fail once the CM has the join. */
 int rdmachan_cmd_join_mcast(struct rdmachan_call *call, void *arg)
 {
-	u32 __user *out_handle = rdmachan_call_result(call,
-						      struct rdmachan_join_mcast,
-						      out_handle);
+	struct rdmachan_join_mcast __user *ucmd = call->uarg;
+	u32 __user *out_handle = &ucmd->out_handle;
 	struct rdmachan_join_mcast *cmd = arg;
 	struct sockaddr *addr = (struct sockaddr *)&cmd->addr;
 	struct rdmachan_cm_id *id;

@@ -215,9 +215,8 @@ static const struct file_operations rdmachan_comp_channel_fops = {
 /* Writes out_fd itself, before the descriptor is installed. */
 int rdmachan_cmd_create_comp_channel(struct rdmachan_call *call, void *arg)
 {
-	s32 __user *out_fd =
-		rdmachan_call_result(call, struct rdmachan_create_comp_channel,
-				     out_fd);
+	struct rdmachan_create_comp_channel __user *ucmd = call->uarg;
+	s32 __user *out_fd = &ucmd->out_fd;
 	struct rdmachan_create_comp_channel *cmd = arg;
 	struct rdmachan_comp_channel *ch;
 	struct file *filp;

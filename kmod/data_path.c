@@ -329,7 +329,9 @@ static int rdmachan_inline_alloc(struct rdmachan_qp *qp,
 
 static u32 __user *rdmachan_post_out(struct rdmachan_call *call)
 {
-	return rdmachan_call_result(call, struct rdmachan_post, out_num_posted);
+	struct rdmachan_post __user *ucmd = call->uarg;
+
+	return &ucmd->out_num_posted;
 }
 
 /*
@@ -363,6 +365,49 @@ static int rdmachan_post_end(struct rdmachan_call *call, u32 posted, int ret)
 	return put_user(posted, rdmachan_post_out(call)) ? -EFAULT : ret;
 }
 
+/*
+ * Chains the send requests of @bufs, up to the first that fails a check
+ * (its error in *@ret); returns how many are chained.
+ */
+static u32 rdmachan_send_chain(struct rdmachan_file *file,
+			       struct rdmachan_qp *qp,
+			       struct rdmachan_post_bufs *bufs, u32 num,
+			       int *ret)
+{
+	struct rdmachan_send_wr *uwrs = bufs->uwrs;
+	union rdmachan_ib_send_wr *wrs = bufs->wrs;
+	struct ib_sge *sges = bufs->sges;
+	u32 n;
+
+	for (n = 0; n < num; n++) {
+		*ret = rdmachan_send_wr_in(file, qp, &uwrs[n], &wrs[n], sges,
+					   bufs);
+		if (*ret)
+			break;
+		if (n)
+			wrs[n - 1].wr.next = &wrs[n].wr;
+		sges += uwrs[n].num_sge;
+	}
+	return n;
+}
+
+/* Posts a chain of @n; returns how many the device took, its error in *@ret. */
+static u32 rdmachan_send_post(struct rdmachan_qp *qp,
+			      union rdmachan_ib_send_wr *wrs, u32 n, int *ret)
+{
+	const struct ib_send_wr *bad = NULL;
+	int err;
+
+	/* rxe runs its send task when bottom halves come back on. */
+	local_bh_disable();
+	err = ib_post_send(qp->ib, &wrs[0].wr, &bad);
+	local_bh_enable();
+	if (!err)
+		return n;
+	*ret = err;
+	return (union rdmachan_ib_send_wr *)bad - wrs;
+}
+
 int rdmachan_cmd_post_send(struct rdmachan_call *call, void *arg)
 {
 	struct rdmachan_post *cmd = arg;
@@ -376,50 +421,25 @@ int rdmachan_cmd_post_send(struct rdmachan_call *call, void *arg)
 		.inline_data = stack_inline,
 		.inline_len = sizeof(stack_inline),
 	};
-	const struct ib_send_wr *bad = NULL;
-	struct rdmachan_send_wr *uwrs;
-	union rdmachan_ib_send_wr *wrs;
-	struct ib_sge *sges;
 	struct rdmachan_qp *qp;
 	u32 n = 0, posted = 0;
 	int ret;
 
-	ret = rdmachan_post_begin(call, cmd, sizeof(*uwrs), sizeof(*wrs),
+	ret = rdmachan_post_begin(call, cmd, sizeof(struct rdmachan_send_wr),
+				  sizeof(union rdmachan_ib_send_wr),
 				  offsetof(struct rdmachan_send_wr, num_sge),
 				  &bufs);
 	if (ret)
 		goto out_free;
-	uwrs = bufs.uwrs;
-	wrs = bufs.wrs;
-	sges = bufs.sges;
 
 	down_read(&file->verbs_lock);
 	qp = rdmachan_qp_find(file, cmd->handle);
 	ret = rdmachan_verbs_usable(qp ? &qp->v : NULL) ?:
-	      rdmachan_inline_alloc(qp, uwrs, cmd->num_wrs, &bufs);
-	/* The chain ends before the first request that fails a check. */
-	for (; !ret && n < cmd->num_wrs; n++) {
-		ret = rdmachan_send_wr_in(file, qp, &uwrs[n], &wrs[n], sges,
-					  &bufs);
-		if (ret)
-			break;
-		if (n)
-			wrs[n - 1].wr.next = &wrs[n].wr;
-		sges += uwrs[n].num_sge;
-	}
-	if (n) {
-		int err;
-
-		/* rxe runs its send task when bottom halves come back on. */
-		local_bh_disable();
-		err = ib_post_send(qp->ib, &wrs[0].wr, &bad);
-		local_bh_enable();
-		posted = n;
-		if (err) {
-			posted = (union rdmachan_ib_send_wr *)bad - wrs;
-			ret = err;
-		}
-	}
+	      rdmachan_inline_alloc(qp, bufs.uwrs, cmd->num_wrs, &bufs);
+	if (!ret)
+		n = rdmachan_send_chain(file, qp, &bufs, cmd->num_wrs, &ret);
+	if (n)
+		posted = rdmachan_send_post(qp, bufs.wrs, n, &ret);
 	up_read(&file->verbs_lock);
 	ret = rdmachan_post_end(call, posted, ret);
 out_free:

@@ -31,7 +31,20 @@ void rdmachan_file_put(struct rdmachan_file *file)
 	kref_put(&file->ref, rdmachan_file_free);
 }
 
-bool rdmachan_is_rdmachan_file(struct file *filp)
+/*
+ * The state of @filp, a /dev/rdmachan file of the process that owns @file
+ * (it may be @file's own): -EINVAL for another kind of file, -EACCES for
+ * one another process opened.
+ */
+struct rdmachan_file *rdmachan_file_of(struct file *filp,
+				       const struct rdmachan_file *file)
 {
-	return filp->f_op == &rdmachan_fops;
+	struct rdmachan_file *other;
+
+	if (filp->f_op != &rdmachan_fops)
+		return ERR_PTR(-EINVAL);
+	other = filp->private_data;
+	if (other->owner != file->owner)
+		return ERR_PTR(-EACCES);
+	return other;
 }

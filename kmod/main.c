@@ -72,9 +72,8 @@ enum rdmachan_result_rule {
 	/* the dispatcher copies the argument back on success */
 	RDMACHAN_RESULT_COPY_BACK,
 	/*
-	 * the handler writes its results itself, through
-	 * rdmachan_call_result(), because they must be out before a point of
-	 * no return or also on failure
+	 * the handler writes its results itself, through call->uarg, because
+	 * they must be out before a point of no return or also on failure
 	 */
 	RDMACHAN_RESULT_BY_HANDLER,
 };

@@ -6,6 +6,8 @@
 #define RDMACHAN_KMOD_H
 
 #include <linux/cgroup_rdma.h>
+#include <linux/types.h>
+#include <linux/irq_poll.h>
 #include <linux/kref.h>
 #include <linux/mutex.h>
 #include <linux/pid.h>
@@ -37,7 +39,9 @@
  *           rdmachan_qp.modify_lock (mutex), rdmachan_qp.bind_lock
  *         rdmachan_cm_id.ack_lock
  *       rdmachan_cq.poll_lock (mutex)
- *         rdmachan_cq.ring_lock (irq-safe) -> the driver's CQ lock
+ *         rdmachan_cq.ring_lock (irq-safe) -> the driver's CQ lock (the
+ *         driver's completion handler, which may hold that lock, takes
+ *         none of ours)
  *         xa_lock(rdmachan_cq.qps)
  *       rdmachan_device.verbs_lock, rdmachan_device.charge_lock (mutexes),
  *       xa_lock(rdmachan_pd.mrs), rdmachan_comp_channel.lock and
@@ -209,7 +213,8 @@ void rdmachan_file_get(struct rdmachan_file *file);
 void rdmachan_file_put(struct rdmachan_file *file);
 /* the operations of /dev/rdmachan files, which tell them apart */
 extern const struct file_operations rdmachan_fops;
-bool rdmachan_is_rdmachan_file(struct file *filp);
+struct rdmachan_file *rdmachan_file_of(struct file *filp,
+				       const struct rdmachan_file *file);
 
 enum rdmachan_object_type {
 	RDMACHAN_OBJ_DEVICE_CONTEXT = 1,
@@ -441,20 +446,16 @@ int rdmachan_wait_acks(wait_queue_head_t *wq, unsigned int *count,
  */
 struct rdmachan_call {
 	struct file *filp;
-	/* the caller's argument: handlers reach it by rdmachan_call_result() */
+	/*
+	 * The caller's argument. A handler that writes its own results takes
+	 * it as its command's struct, and only fields of the first layout,
+	 * which every accepted argument holds.
+	 */
 	void __user *uarg;
 	struct rdmachan_file *file;
 	struct rdmachan_object *new_obj;
 	u32 new_handle;
 };
-
-/*
- * The caller's copy of result @field of @type, for a handler whose results
- * must go out before a point of no return or also on failure. Only fields
- * of the command's first layout, which every accepted argument holds.
- */
-#define rdmachan_call_result(call, type, field) \
-	((call)->uarg + offsetof(type, field))
 
 int rdmachan_object_alloc_handle(struct rdmachan_file *file, u32 *handle);
 int rdmachan_object_reserve(struct rdmachan_call *call,

@@ -425,15 +425,64 @@ static void rdmachan_qp_made(struct rdmachan_qp *qp,
 	cmd->out_qp_num = qp->ib->qp_num;
 }
 
+/* The QP's references on the parts rdmachan_qp_find_parts() found. */
+static void rdmachan_qp_hold_parts(struct rdmachan_qp *qp)
+{
+	kref_get(&qp->pd->v.obj.ref);
+	kref_get(&qp->send_cq->v.obj.ref);
+	kref_get(&qp->recv_cq->v.obj.ref);
+	if (qp->srq)
+		kref_get(&qp->srq->v.obj.ref);
+}
+
+/*
+ * With verbs_lock held and the parts held: the device's QP, for a CM id
+ * or on its own, charged and tracked, and the object made visible.
+ */
+static int rdmachan_qp_create_ib(struct rdmachan_file *file,
+				 struct rdmachan_create_qp *cmd,
+				 struct rdmachan_qp *qp,
+				 struct ib_qp_init_attr *init)
+{
+	struct rdmachan_device *dev = qp->pd->v.dev;
+	struct ib_device *ibdev;
+	struct ib_qp *ibqp;
+	int ret;
+
+	ibdev = rdmachan_device_enter(dev);
+	if (!ibdev)
+		return -ENODEV;
+	ret = rdmachan_verbs_charge(&qp->v, dev, ibdev);
+	if (ret)
+		goto out_exit;
+	if (cmd->flags & RDMACHAN_CREATE_QP_CM_ID) {
+		ret = rdmachan_qp_create_for_id(file, cmd, qp, init);
+	} else {
+		ibqp = ib_create_qp(qp->pd->ib, init);
+		ret = PTR_ERR_OR_ZERO(ibqp);
+		if (!ret)
+			qp->ib = ibqp;
+	}
+	if (ret)
+		goto out_exit;
+	ret = rdmachan_qp_track(qp);
+	if (ret) {
+		rdmachan_qp_destroy_ib(qp);
+		goto out_exit;
+	}
+	rdmachan_qp_made(qp, init, cmd);
+	rdmachan_verbs_add(&qp->v, dev);
+out_exit:
+	rdmachan_device_exit(dev);
+	return ret;
+}
+
 int rdmachan_cmd_create_qp(struct rdmachan_call *call, void *arg)
 {
 	struct rdmachan_create_qp *cmd = arg;
 	struct rdmachan_file *file = call->file;
 	struct ib_qp_init_attr init = {};
-	struct rdmachan_device *dev;
-	struct ib_device *ibdev;
 	struct rdmachan_qp *qp;
-	struct ib_qp *ibqp;
 	int ret;
 
 	if (cmd->__reserved || cmd->cap.__reserved)
@@ -467,41 +516,8 @@ int rdmachan_cmd_create_qp(struct rdmachan_call *call, void *arg)
 	rdmachan_async_obj_init(&qp->async, &qp->v, RDMACHAN_ASYNC_ELEMENT_QP,
 				qp->pd->async, qp->user_context);
 	rdmachan_qp_init_attr(qp, cmd, &init);
-
-	kref_get(&qp->pd->v.obj.ref);
-	kref_get(&qp->send_cq->v.obj.ref);
-	kref_get(&qp->recv_cq->v.obj.ref);
-	if (qp->srq)
-		kref_get(&qp->srq->v.obj.ref);
-	dev = qp->pd->v.dev;
-	ibdev = rdmachan_device_enter(dev);
-	if (!ibdev) {
-		ret = -ENODEV;
-		goto out_unlock;
-	}
-	ret = rdmachan_verbs_charge(&qp->v, dev, ibdev);
-	if (ret)
-		goto out_exit;
-	if (cmd->flags & RDMACHAN_CREATE_QP_CM_ID) {
-		ret = rdmachan_qp_create_for_id(file, cmd, qp, &init);
-	} else {
-		ibqp = ib_create_qp(qp->pd->ib, &init);
-		ret = PTR_ERR_OR_ZERO(ibqp);
-		if (!ret)
-			qp->ib = ibqp;
-	}
-	if (ret)
-		goto out_exit;
-	ret = rdmachan_qp_track(qp);
-	if (ret) {
-		rdmachan_qp_destroy_ib(qp);
-		goto out_exit;
-	}
-
-	rdmachan_qp_made(qp, &init, cmd);
-	rdmachan_verbs_add(&qp->v, dev);
-out_exit:
-	rdmachan_device_exit(dev);
+	rdmachan_qp_hold_parts(qp);
+	ret = rdmachan_qp_create_ib(file, cmd, qp, &init);
 out_unlock:
 	up_read(&file->verbs_lock);
 	return ret;

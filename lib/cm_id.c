@@ -235,16 +235,12 @@ int cm_complete(struct cm_id *id)
 	return cm_err(status < 0 ? -status : status);
 }
 
-/* A command that names the id and one value. */
-static int cm_id_cmd(struct cm_id *id, unsigned long ioc, int32_t value)
+/* A command on @id: its handle goes into *@handle, a field of @cmd. */
+static int cm_id_ioctl(struct cm_id *id, unsigned long ioc, __u32 *handle,
+		       void *cmd)
 {
-	struct rdmachan_id_cmd cmd = {
-		.size = sizeof(cmd),
-		.handle = id->handle,
-		.value = value,
-	};
-
-	return rdmachan_ioctl(id->chan->ch.fd, ioc, &cmd);
+	*handle = id->handle;
+	return rdmachan_ioctl(id->chan->ch.fd, ioc, cmd);
 }
 
 int cm_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id,
@@ -392,12 +388,15 @@ RDMACHAN_EXPORT int rdma_resolve_addr(struct rdma_cm_id *id,
 
 int cm_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 {
+	struct rdmachan_resolve_route cmd = {
+		.size = sizeof(cmd), .timeout_ms = timeout_ms,
+	};
 	struct cm_id *cid;
 
 	if (!id)
 		return cm_err(EINVAL);
 	cid = to_cm_id(id);
-	if (cm_id_cmd(cid, RDMACHAN_IOC_RESOLVE_ROUTE, timeout_ms))
+	if (cm_id_ioctl(cid, RDMACHAN_IOC_RESOLVE_ROUTE, &cmd.handle, &cmd))
 		return -1;
 	return cm_complete(cid);
 }
@@ -409,9 +408,14 @@ RDMACHAN_EXPORT int rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 
 RDMACHAN_EXPORT int rdma_listen(struct rdma_cm_id *id, int backlog)
 {
+	struct rdmachan_listen cmd = {
+		.size = sizeof(cmd), .backlog = backlog,
+	};
+
 	if (!id)
 		return cm_err(EINVAL);
-	return cm_id_cmd(to_cm_id(id), RDMACHAN_IOC_LISTEN, backlog);
+	return cm_id_ioctl(to_cm_id(id), RDMACHAN_IOC_LISTEN, &cmd.handle,
+			   &cmd);
 }
 
 /*
@@ -614,12 +618,13 @@ RDMACHAN_EXPORT int rdma_reject_ece(struct rdma_cm_id *id,
 
 RDMACHAN_EXPORT int rdma_disconnect(struct rdma_cm_id *id)
 {
+	struct rdmachan_disconnect cmd = { .size = sizeof(cmd) };
 	struct cm_id *cid;
 
 	if (!id)
 		return cm_err(EINVAL);
 	cid = to_cm_id(id);
-	if (cm_id_cmd(cid, RDMACHAN_IOC_DISCONNECT, 0))
+	if (cm_id_ioctl(cid, RDMACHAN_IOC_DISCONNECT, &cmd.handle, &cmd))
 		return -1;
 	/* The kernel has moved the QP to the error state, flushing it. */
 	if (id->qp)
@@ -629,17 +634,25 @@ RDMACHAN_EXPORT int rdma_disconnect(struct rdma_cm_id *id)
 
 RDMACHAN_EXPORT int rdma_establish(struct rdma_cm_id *id)
 {
+	struct rdmachan_establish cmd = { .size = sizeof(cmd) };
+
 	if (!id || id->qp)
 		return cm_err(EINVAL);
-	return cm_id_cmd(to_cm_id(id), RDMACHAN_IOC_ESTABLISH, 0);
+	return cm_id_ioctl(to_cm_id(id), RDMACHAN_IOC_ESTABLISH, &cmd.handle,
+			   &cmd);
 }
 
 RDMACHAN_EXPORT int rdma_notify(struct rdma_cm_id *id,
 				enum ibv_event_type event)
 {
+	struct rdmachan_notify cmd = {
+		.size = sizeof(cmd), .event = event,
+	};
+
 	if (!id)
 		return cm_err(EINVAL);
-	return cm_id_cmd(to_cm_id(id), RDMACHAN_IOC_NOTIFY, (int32_t)event);
+	return cm_id_ioctl(to_cm_id(id), RDMACHAN_IOC_NOTIFY, &cmd.handle,
+			   &cmd);
 }
 
 RDMACHAN_EXPORT int rdma_get_request(struct rdma_cm_id *listen,

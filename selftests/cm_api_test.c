@@ -25,20 +25,6 @@ static int gid_is_v4(const union ibv_gid *gid, const char *ip)
 	       !memcmp(gid->raw + 12, &want, 4);
 }
 
-static int private_data_is(const void *got, int got_len, const void *want,
-			   int want_len)
-{
-	const unsigned char *p = got;
-	int i;
-
-	if (!got || got_len < want_len || memcmp(got, want, want_len))
-		return 0;
-	for (i = want_len; i < got_len; i++)
-		if (p[i])
-			return 0;
-	return 1;
-}
-
 FIXTURE(api) {
 	struct rdma_event_channel *ch;
 };
@@ -571,7 +557,7 @@ TEST_F(api, udp_lookup_accepted)
 	EXPECT_EQ(listen->verbs, server->verbs);
 	TH_LOG("UD CONNECT_REQUEST private_data_len %d",
 	       ev->param.ud.private_data_len);
-	EXPECT_TRUE(private_data_is(ev->param.ud.private_data,
+	EXPECT_TRUE(cm_private_data_is(ev->param.ud.private_data,
 				    ev->param.ud.private_data_len,
 				    cm_req_data, sizeof(cm_req_data)));
 	EXPECT_EQ(0, rdma_ack_cm_event(ev));
@@ -590,7 +576,7 @@ TEST_F(api, udp_lookup_accepted)
 	EXPECT_EQ(1, ud->ah_attr.is_global);
 	EXPECT_EQ(1, ud->ah_attr.port_num);
 	EXPECT_TRUE(gid_is_v4(&ud->ah_attr.grh.dgid, cm_test_addr()));
-	EXPECT_TRUE(private_data_is(ud->private_data, ud->private_data_len,
+	EXPECT_TRUE(cm_private_data_is(ud->private_data, ud->private_data_len,
 				    cm_rep_data, sizeof(cm_rep_data)));
 	EXPECT_EQ(0, rdma_ack_cm_event(ev));
 	/* a lookup: nothing on the passive side, no disconnect */

@@ -60,21 +60,6 @@ FIXTURE_TEARDOWN(conn)
 	rdma_destroy_event_channel(self->sch);
 }
 
-/* Private data as the man page has it: ours, then zeroes to the end. */
-static int private_data_is(const void *got, int got_len, const void *want,
-			   int want_len)
-{
-	const unsigned char *p = got;
-	int i;
-
-	if (!got || got_len < want_len || memcmp(got, want, want_len))
-		return 0;
-	for (i = want_len; i < got_len; i++)
-		if (p[i])
-			return 0;
-	return 1;
-}
-
 static int sin_is(const struct sockaddr *sa, const char *ip, int port)
 {
 	const struct sockaddr_in *sin = (const struct sockaddr_in *)sa;
@@ -212,7 +197,7 @@ TEST_F(conn, full_sequence)
 	EXPECT_NE(self->listen, server);
 	EXPECT_NE(client, server);
 	TH_LOG("CONNECT_REQUEST private_data_len %d", ev->param.conn.private_data_len);
-	EXPECT_TRUE(private_data_is(ev->param.conn.private_data,
+	EXPECT_TRUE(cm_private_data_is(ev->param.conn.private_data,
 				    ev->param.conn.private_data_len,
 				    cm_req_data, sizeof(cm_req_data)));
 	/* the recipient's view: our initiator depth is its responder resources */
@@ -245,7 +230,7 @@ TEST_F(conn, full_sequence)
 	EXPECT_STREQ("RDMA_CM_EVENT_CONNECT_RESPONSE", rdma_event_str(ev->event));
 	EXPECT_EQ(0, ev->status);
 	TH_LOG("CONNECT_RESPONSE private_data_len %d", ev->param.conn.private_data_len);
-	EXPECT_TRUE(private_data_is(ev->param.conn.private_data,
+	EXPECT_TRUE(cm_private_data_is(ev->param.conn.private_data,
 				    ev->param.conn.private_data_len,
 				    cm_rep_data, sizeof(cm_rep_data)));
 	EXPECT_EQ(CM_SERVER_QPN, ev->param.conn.qp_num);
@@ -536,7 +521,7 @@ TEST_F(conn, rejected_with_private_data)
 	EXPECT_EQ(28, ev->status);
 	TH_LOG("REJECTED status %d private_data_len %d", ev->status,
 	       ev->param.conn.private_data_len);
-	EXPECT_TRUE(private_data_is(ev->param.conn.private_data,
+	EXPECT_TRUE(cm_private_data_is(ev->param.conn.private_data,
 				    ev->param.conn.private_data_len,
 				    cm_rej_data, sizeof(cm_rej_data)));
 	EXPECT_EQ(0, rdma_ack_cm_event(ev));
@@ -571,7 +556,7 @@ TEST_F(conn, rejected_with_ece_reason)
 	ASSERT_NE(NULL, ev);
 	/* IB CM REJ reason 35: vendor option not supported */
 	EXPECT_EQ(35, ev->status);
-	EXPECT_TRUE(private_data_is(ev->param.conn.private_data,
+	EXPECT_TRUE(cm_private_data_is(ev->param.conn.private_data,
 				    ev->param.conn.private_data_len,
 				    cm_rej_data, sizeof(cm_rej_data)));
 	EXPECT_EQ(0, rdma_ack_cm_event(ev));
@@ -823,7 +808,7 @@ TEST(separate_processes)
 	ASSERT_NE(NULL, ev);
 	server = ev->id;
 	EXPECT_EQ(listen, ev->listen_id);
-	EXPECT_TRUE(private_data_is(ev->param.conn.private_data,
+	EXPECT_TRUE(cm_private_data_is(ev->param.conn.private_data,
 				    ev->param.conn.private_data_len,
 				    cm_req_data, sizeof(cm_req_data)));
 	EXPECT_EQ(CM_CLIENT_QPN, ev->param.conn.qp_num);

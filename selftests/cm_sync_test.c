@@ -43,20 +43,6 @@ FIXTURE_TEARDOWN(sync)
 {
 }
 
-static int private_data_is(const void *got, int got_len, const void *want,
-			   int want_len)
-{
-	const unsigned char *p = got;
-	int i;
-
-	if (!got || got_len < want_len || memcmp(got, want, want_len))
-		return 0;
-	for (i = want_len; i < got_len; i++)
-		if (p[i])
-			return 0;
-	return 1;
-}
-
 /* "This call may only be used on listening rdma_cm_id's operating synchronously" */
 TEST_F_TIMEOUT(sync, get_request_on_async_ids, SYNC_TIMEOUT_S)
 {
@@ -112,7 +98,7 @@ static void *async_client(void *arg)
 		ev = cm_expect(ch, RDMA_CM_EVENT_REJECTED, a->id, CM_TIMEOUT_MS);
 		if (!ev)
 			return NULL;
-		a->ret = private_data_is(ev->param.conn.private_data,
+		a->ret = cm_private_data_is(ev->param.conn.private_data,
 					 ev->param.conn.private_data_len,
 					 cm_rej_data, sizeof(cm_rej_data)) ? 0 : 4;
 		rdma_ack_cm_event(ev);
@@ -122,7 +108,7 @@ static void *async_client(void *arg)
 	ev = cm_expect(ch, RDMA_CM_EVENT_CONNECT_RESPONSE, a->id, CM_TIMEOUT_MS);
 	if (!ev)
 		return NULL;
-	a->ret = private_data_is(ev->param.conn.private_data,
+	a->ret = cm_private_data_is(ev->param.conn.private_data,
 				 ev->param.conn.private_data_len, cm_rep_data,
 				 sizeof(cm_rep_data)) ? 6 : 7;
 	rdma_ack_cm_event(ev);
@@ -189,7 +175,7 @@ TEST_F_TIMEOUT(sync, get_request_on_sync_listener, SYNC_TIMEOUT_S)
 	EXPECT_EQ(0, ev->status);
 	EXPECT_EQ(id, ev->id);
 	EXPECT_EQ(listen, ev->listen_id);
-	EXPECT_TRUE(private_data_is(ev->param.conn.private_data,
+	EXPECT_TRUE(cm_private_data_is(ev->param.conn.private_data,
 				    ev->param.conn.private_data_len,
 				    cm_req_data, sizeof(cm_req_data)));
 	EXPECT_EQ(CM_CLIENT_QPN, ev->param.conn.qp_num);
@@ -329,7 +315,7 @@ TEST_F_TIMEOUT(sync, sync_client_calls_complete, SYNC_TIMEOUT_S)
 	EXPECT_EQ(RDMA_CM_EVENT_CONNECT_RESPONSE, id->event->event);
 	EXPECT_EQ(0, id->event->status);
 	EXPECT_EQ(CM_SERVER_QPN, id->event->param.conn.qp_num);
-	EXPECT_TRUE(private_data_is(id->event->param.conn.private_data,
+	EXPECT_TRUE(cm_private_data_is(id->event->param.conn.private_data,
 				    id->event->param.conn.private_data_len,
 				    cm_rep_data, sizeof(cm_rep_data)));
 	ASSERT_EQ(0, rdma_establish(id));
@@ -371,7 +357,7 @@ TEST_F_TIMEOUT(sync, sync_connect_rejected, SYNC_TIMEOUT_S)
 	ASSERT_NE(NULL, id->event);
 	EXPECT_EQ(RDMA_CM_EVENT_REJECTED, id->event->event);
 	EXPECT_EQ(28, id->event->status);
-	EXPECT_TRUE(private_data_is(id->event->param.conn.private_data,
+	EXPECT_TRUE(cm_private_data_is(id->event->param.conn.private_data,
 				    id->event->param.conn.private_data_len,
 				    cm_rej_data, sizeof(cm_rej_data)));
 	ASSERT_EQ(0, pthread_join(t, NULL));
@@ -559,7 +545,7 @@ TEST_F_TIMEOUT(sync, create_ep_passive_and_active, SYNC_TIMEOUT_S)
 	ASSERT_NE(NULL, id->event);
 	EXPECT_EQ(RDMA_CM_EVENT_CONNECT_REQUEST, id->event->event);
 	EXPECT_EQ(listen, id->event->listen_id);
-	EXPECT_TRUE(private_data_is(id->event->param.conn.private_data,
+	EXPECT_TRUE(cm_private_data_is(id->event->param.conn.private_data,
 				    id->event->param.conn.private_data_len,
 				    cm_req_data, sizeof(cm_req_data)));
 	/* no QP attributes given: no QP */

@@ -71,6 +71,21 @@ static __maybe_unused void cm_sockaddr(struct sockaddr_in *sin, const char *ip,
 	inet_pton(AF_INET, ip, &sin->sin_addr);
 }
 
+/* Private data as the man pages have it: ours, then zeroes to the end. */
+static __maybe_unused int cm_private_data_is(const void *got, int got_len,
+					     const void *want, int want_len)
+{
+	const unsigned char *p = got;
+	int i;
+
+	if (!got || got_len < want_len || memcmp(got, want, want_len))
+		return 0;
+	for (i = want_len; i < got_len; i++)
+		if (p[i])
+			return 0;
+	return 1;
+}
+
 static __maybe_unused long cm_now_ms(void)
 {
 	struct timespec ts;

@@ -19,6 +19,7 @@
 #include "rdmachan_cm_raw.h"
 #include "rdmachan_verbs_raw.h"
 #include "qp_owner.h"
+#include "test_device.h"
 #include "kselftest_harness.h"
 
 #define BUF_LEN		8192
@@ -41,20 +42,6 @@ FIXTURE(uqp) {
 	__u32 listen, client, server;
 	__u16 port;
 };
-
-static struct ibv_context *open_rxe(void)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
-
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), RDMACHAN_TEST_DEVICE))
-			ctx = ibv_open_device(list[i]);
-	if (list)
-		ibv_free_device_list(list);
-	return ctx;
-}
 
 static struct ibv_qp *make_qp(struct ibv_pd *pd, struct ibv_cq *cq,
 			      enum ibv_qp_type type)
@@ -160,7 +147,7 @@ FIXTURE_SETUP(uqp)
 	ASSERT_EQ(0, ioctl(self->fd, RDMACHAN_IOC_GET_INFO, &info));
 	/* Debian's 6.1 has the tracker's begin_del: the feature must be on */
 	ASSERT_TRUE(info.out_features & RDMACHAN_FEATURE_USER_QP);
-	self->ctx = open_rxe();
+	self->ctx = open_test_device();
 	ASSERT_NE(NULL, self->ctx);
 	self->pd = ibv_alloc_pd(self->ctx);
 	ASSERT_NE(NULL, self->pd);
@@ -319,7 +306,7 @@ TEST_F(uqp, another_process_naming_our_qps_gets_eacces)
 
 TEST_F(uqp, refusals)
 {
-	struct ibv_context *other = open_rxe();
+	struct ibv_context *other = open_test_device();
 	struct ibv_pd *opd;
 	struct ibv_cq *ocq;
 	struct ibv_qp *oqp, *ud;
@@ -644,10 +631,10 @@ static int exit_with_binding(bool rdmachan_first)
 		int fd;
 
 		if (!rdmachan_first)
-			ctx = open_rxe();
+			ctx = open_test_device();
 		fd = open("/dev/rdmachan", O_RDWR);
 		if (rdmachan_first)
-			ctx = open_rxe();
+			ctx = open_test_device();
 		if (fd < 0 || !ctx)
 			_exit(2);
 		pd = ibv_alloc_pd(ctx);

@@ -15,24 +15,10 @@
 
 #include "verbs_test.h"
 #include "rdmachan_test.h"
+#include "test_device.h"
 #include "kselftest_harness.h"
 
 #define TIMEOUT_S	180
-
-static struct ibv_context *open_rxe(void)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
-
-	if (!list)
-		return NULL;
-	for (i = 0; list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), RDMACHAN_TEST_DEVICE))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return ctx;
-}
 
 /*
  * Takes @ctx's events until DEVICE_FATAL (port events may come first):
@@ -72,7 +58,7 @@ static int take_device_fatal(struct ibv_context *ctx, int ms)
 static int removal_user(int ready)
 {
 	struct rdma_event_channel *ch = rdma_create_event_channel();
-	struct ibv_context *ctx = open_rxe();
+	struct ibv_context *ctx = open_test_device();
 	struct rdma_cm_event *ev;
 	struct rdma_cm_id *listen;
 	bool uverbs = cm_verbs_are_uverbs();
@@ -122,33 +108,20 @@ FIXTURE_TEARDOWN(removal)
 
 TEST_F_TIMEOUT(removal, device_fatal_and_device_removal, TIMEOUT_S)
 {
-	int ready[2], status, del_status;
+	int status, del_status = -1;
 	struct ibv_async_event ev;
 	struct ibv_context *ctx;
-	pid_t user, del;
-	char r;
 
-	ASSERT_EQ(0, pipe(ready));
-	user = fork();
-	ASSERT_LE(0, user);
-	if (user == 0) {
-		close(ready[0]);
-		_exit(removal_user(ready[1]));
-	}
-	close(ready[1]);
-	ASSERT_EQ(1, read(ready[0], &r, 1));
-	del = cm_spawn("rdma link delete " RDMACHAN_TEST_DEVICE);
-	ASSERT_LE(0, del);
-	status = cm_wait_pid(user, 8 * CM_TIMEOUT_MS);
+	ASSERT_EQ(0, vt_remove_device_under(removal_user, &status,
+					    &del_status));
 	ASSERT_TRUE(WIFEXITED(status)) TH_LOG("user status %#x", status);
 	EXPECT_EQ(0, WEXITSTATUS(status));
-	del_status = cm_wait_pid(del, 6 * CM_TIMEOUT_MS);
 	ASSERT_TRUE(WIFEXITED(del_status));
 	ASSERT_EQ(0, WEXITSTATUS(del_status));
 
 	/* a new rxe0 has a working async_fd, with nothing on it */
 	ASSERT_EQ(0, rxe_restore());
-	ctx = open_rxe();
+	ctx = open_test_device();
 	ASSERT_NE(NULL, ctx);
 	ASSERT_LE(0, ctx->async_fd);
 	ASSERT_EQ(0, fcntl(ctx->async_fd, F_SETFL, O_NONBLOCK));

@@ -20,6 +20,7 @@
 
 #include "verbs_test.h"
 #include "rdmachan_test.h"
+#include "test_device.h"
 #include "kselftest_harness.h"
 
 #define QKEY		0x1234
@@ -29,21 +30,6 @@
 #define MSG		16
 /* How long a destroy must stay blocked before the test acknowledges. */
 #define BLOCK_MS	1000
-
-static struct ibv_context *open_rxe(void)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
-
-	if (!list)
-		return NULL;
-	for (i = 0; list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), RDMACHAN_TEST_DEVICE))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return ctx;
-}
 
 static bool is_port_event(enum ibv_event_type type)
 {
@@ -324,7 +310,7 @@ FIXTURE(async) {
 FIXTURE_SETUP(async)
 {
 	cm_watchdog(120);
-	self->ctx = open_rxe();
+	self->ctx = open_test_device();
 	ASSERT_NE(NULL, self->ctx);
 	ASSERT_LE(0, self->ctx->async_fd);
 	self->pd = ibv_alloc_pd(self->ctx);
@@ -635,7 +621,7 @@ static int counters_back_to_zero(void)
 static int blocked_destroyer(int ready)
 {
 	struct ibv_async_event ev;
-	struct ibv_context *ctx = open_rxe();
+	struct ibv_context *ctx = open_test_device();
 	struct ibv_pd *pd = ctx ? ibv_alloc_pd(ctx) : NULL;
 	struct ibv_cq *cq = pd ? ibv_create_cq(ctx, 4, NULL, NULL, 0) : NULL;
 	struct ibv_qp *qp = cq ? drained_qp(pd, cq) : NULL;
@@ -685,7 +671,7 @@ TEST(killed_while_waiting_for_an_event)
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
 		struct ibv_async_event ev;
-		struct ibv_context *ctx = open_rxe();
+		struct ibv_context *ctx = open_test_device();
 
 		close(ready[0]);
 		if (!ctx || write(ready[1], "r", 1) != 1)

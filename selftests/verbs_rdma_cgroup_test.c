@@ -12,6 +12,7 @@
 
 #include "verbs_test.h"
 #include "rdmachan_test.h"
+#include "test_device.h"
 #include "cgroup_test.h"
 #include "kselftest_harness.h"
 
@@ -38,24 +39,6 @@ static int rdma_current_is(long handles, long objects)
 		rdma_current("hca_handle="), rdma_current("hca_object="),
 		handles, objects);
 	return 0;
-}
-
-static struct ibv_context *open_rxe(void)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i, err = ENODEV;
-
-	for (i = 0; list && list[i]; i++) {
-		if (!strcmp(ibv_get_device_name(list[i]), RDMACHAN_TEST_DEVICE)) {
-			ctx = ibv_open_device(list[i]);
-			err = errno;
-		}
-	}
-	if (list)
-		ibv_free_device_list(list);
-	errno = err;
-	return ctx;
 }
 
 FIXTURE(rdmacg) {
@@ -91,11 +74,11 @@ TEST_F(rdmacg, limits_handles_and_objects)
 
 	ASSERT_EQ(0, cg_join(CG));
 	ASSERT_TRUE(rdma_current_is(0, 0));
-	ctx[0] = open_rxe();
+	ctx[0] = open_test_device();
 	ASSERT_NE(NULL, ctx[0]);
-	ctx[1] = open_rxe();
+	ctx[1] = open_test_device();
 	ASSERT_NE(NULL, ctx[1]);
-	ctx[2] = open_rxe();
+	ctx[2] = open_test_device();
 	EXPECT_EQ(NULL, ctx[2]);
 	EXPECT_EQ(EAGAIN, errno);
 	EXPECT_TRUE(rdma_current_is(2, 0));
@@ -145,7 +128,7 @@ static pid_t holder(void)
 		close(pfd[0]);
 		if (cg_join(CG))
 			_exit(1);
-		ctx = open_rxe();
+		ctx = open_test_device();
 		if (!ctx)
 			_exit(2);
 		for (i = 0; i < 3; i++)

@@ -133,27 +133,14 @@ FIXTURE_TEARDOWN(removal)
 
 TEST_F_TIMEOUT(removal, receives_flushed_on_device_removal, TIMEOUT_S)
 {
-	int ready[2], status, del_status;
+	int status, del_status = -1;
 	struct ibv_wc wc;
 	struct vt_pair p;
-	pid_t user, del;
-	char r;
 
-	ASSERT_EQ(0, pipe(ready));
-	user = fork();
-	ASSERT_LE(0, user);
-	if (user == 0) {
-		close(ready[0]);
-		_exit(removal_user(ready[1]));
-	}
-	close(ready[1]);
-	ASSERT_EQ(1, read(ready[0], &r, 1));
-	del = cm_spawn("rdma link delete " RDMACHAN_TEST_DEVICE);
-	ASSERT_LE(0, del);
-	status = cm_wait_pid(user, 8 * CM_TIMEOUT_MS);
+	ASSERT_EQ(0, vt_remove_device_under(removal_user, &status,
+					    &del_status));
 	ASSERT_TRUE(WIFEXITED(status)) TH_LOG("user status %#x", status);
 	EXPECT_EQ(0, WEXITSTATUS(status));
-	del_status = cm_wait_pid(del, 6 * CM_TIMEOUT_MS);
 	ASSERT_TRUE(WIFEXITED(del_status));
 	ASSERT_EQ(0, WEXITSTATUS(del_status));
 

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 
 #include "cm_test.h"
+#include "rdmachan_test.h"
 
 /*
  * Set when built against the stock rdma-core stack (make selftests-stock).
@@ -586,6 +587,49 @@ static __maybe_unused int vt_pair_close(struct vt_pair *p)
 		rdma_destroy_event_channel(p->sch);
 	memset(p, 0, sizeof(*p));
 	return err;
+}
+
+/*
+ * Deletes the test device under a child running @user: `rdma link delete`
+ * starts once @user has written a byte to the descriptor it is given.
+ * The child's exit status goes to *@user_status, the deleter's to
+ * *@del_status (-1 for one that did not finish in time); -1 when the
+ * child could not start or never said it was ready.
+ */
+static __maybe_unused int vt_remove_device_under(int (*user)(int ready),
+						 int *user_status,
+						 int *del_status)
+{
+	int ready[2], ret = -1;
+	pid_t pid, del;
+	char r;
+
+	if (pipe(ready))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(ready[0]);
+		_exit(user(ready[1]));
+	}
+	close(ready[1]);
+	if (pid < 0)
+		goto out;
+	if (read(ready[0], &r, 1) != 1) {
+		*user_status = cm_wait_pid(pid, CM_TIMEOUT_MS);
+		goto out;
+	}
+	del = cm_spawn("rdma link delete " RDMACHAN_TEST_DEVICE);
+	if (del < 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, user_status, 0);
+		goto out;
+	}
+	*user_status = cm_wait_pid(pid, 8 * CM_TIMEOUT_MS);
+	*del_status = cm_wait_pid(del, 6 * CM_TIMEOUT_MS);
+	ret = 0;
+out:
+	close(ready[0]);
+	return ret;
 }
 
 #endif /* RDMACHAN_VERBS_TEST_H */
