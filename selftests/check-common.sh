@@ -112,12 +112,13 @@ suite_results() {
 	result $? "${2:+$2: }test VM ran to the end (vm/run exit $sr_rc)"
 }
 
-# build_debug_module LOG: the module, with W=1, against the cached debug
-# kernel (vm/build-debug-kernel), in build/debug-module/ so the stock build
-# in the tree is left alone.
+# build_debug_module LOG [DIR]: the module, with W=1, against the cached
+# debug kernel (vm/build-debug-kernel), in DIR (build/debug-module/) so the
+# stock build in the tree is left alone. Runs that may overlap (make fuzz
+# beside make check-debug) each use a DIR of their own: it is remade here.
 build_debug_module() {
 	bdm_kdir=$(getvar "$CACHE/debug-kernel/env.mk" DEBUG_KDIR)
-	bdm_dir=$(pwd)/build/debug-module
+	bdm_dir=$(pwd)/${2:-build/debug-module}
 	rm -rf "$bdm_dir"
 	mkdir -p "$bdm_dir"
 	cp -r Kbuild kmod uapi "$bdm_dir/"
