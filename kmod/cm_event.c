@@ -139,12 +139,6 @@ static void rdmachan_cm_requeue(struct rdmachan_file *file,
 		rdmachan_cm_event_free(entry);
 }
 
-/*
- * Hands the oldest event to userspace at @dst and sets the caller's
- * @count to @new_count. Returns 1 when it did, 0
- * when the event's id died meanwhile (the event is dropped), -EAGAIN when
- * the queue is empty, or an error with the event back on the queue.
- */
 /* The first queued event, taken off the queue and counted as being read. */
 static struct rdmachan_cm_event_entry *
 rdmachan_cm_take_first(struct rdmachan_file *file)
@@ -186,6 +180,12 @@ static void rdmachan_cm_hand_out(struct rdmachan_file *file,
 	xa_store(&file->delivered, handle, entry, GFP_KERNEL);
 }
 
+/*
+ * Hands the oldest event to userspace at @dst and sets the caller's
+ * @count to @new_count. Returns 1 when it did, 0
+ * when the event's id died meanwhile (the event is dropped), -EAGAIN when
+ * the queue is empty, or an error with the event back on the queue.
+ */
 static int rdmachan_cm_deliver(struct rdmachan_file *file, void __user *dst,
 			       u32 size, u32 __user *count, u32 new_count)
 {

@@ -235,14 +235,6 @@ int cm_complete(struct cm_id *id)
 	return cm_err(status < 0 ? -status : status);
 }
 
-/* A command on @id: its handle goes into *@handle, a field of @cmd. */
-static int cm_id_ioctl(struct cm_id *id, unsigned long ioc, __u32 *handle,
-		       void *cmd)
-{
-	*handle = id->handle;
-	return rdmachan_ioctl(id->chan->ch.fd, ioc, cmd);
-}
-
 int cm_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id,
 		 void *context, enum rdma_port_space ps,
 		 enum ibv_qp_type qp_type)
@@ -396,7 +388,8 @@ int cm_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 	if (!id)
 		return cm_err(EINVAL);
 	cid = to_cm_id(id);
-	if (cm_id_ioctl(cid, RDMACHAN_IOC_RESOLVE_ROUTE, &cmd.handle, &cmd))
+	cmd.handle = cid->handle;
+	if (rdmachan_ioctl(cid->chan->ch.fd, RDMACHAN_IOC_RESOLVE_ROUTE, &cmd))
 		return -1;
 	return cm_complete(cid);
 }
@@ -411,11 +404,13 @@ RDMACHAN_EXPORT int rdma_listen(struct rdma_cm_id *id, int backlog)
 	struct rdmachan_listen cmd = {
 		.size = sizeof(cmd), .backlog = backlog,
 	};
+	struct cm_id *cid;
 
 	if (!id)
 		return cm_err(EINVAL);
-	return cm_id_ioctl(to_cm_id(id), RDMACHAN_IOC_LISTEN, &cmd.handle,
-			   &cmd);
+	cid = to_cm_id(id);
+	cmd.handle = cid->handle;
+	return rdmachan_ioctl(cid->chan->ch.fd, RDMACHAN_IOC_LISTEN, &cmd);
 }
 
 /*
@@ -624,7 +619,8 @@ RDMACHAN_EXPORT int rdma_disconnect(struct rdma_cm_id *id)
 	if (!id)
 		return cm_err(EINVAL);
 	cid = to_cm_id(id);
-	if (cm_id_ioctl(cid, RDMACHAN_IOC_DISCONNECT, &cmd.handle, &cmd))
+	cmd.handle = cid->handle;
+	if (rdmachan_ioctl(cid->chan->ch.fd, RDMACHAN_IOC_DISCONNECT, &cmd))
 		return -1;
 	/* The kernel has moved the QP to the error state, flushing it. */
 	if (id->qp)
@@ -635,11 +631,13 @@ RDMACHAN_EXPORT int rdma_disconnect(struct rdma_cm_id *id)
 RDMACHAN_EXPORT int rdma_establish(struct rdma_cm_id *id)
 {
 	struct rdmachan_establish cmd = { .size = sizeof(cmd) };
+	struct cm_id *cid;
 
 	if (!id || id->qp)
 		return cm_err(EINVAL);
-	return cm_id_ioctl(to_cm_id(id), RDMACHAN_IOC_ESTABLISH, &cmd.handle,
-			   &cmd);
+	cid = to_cm_id(id);
+	cmd.handle = cid->handle;
+	return rdmachan_ioctl(cid->chan->ch.fd, RDMACHAN_IOC_ESTABLISH, &cmd);
 }
 
 RDMACHAN_EXPORT int rdma_notify(struct rdma_cm_id *id,
@@ -648,11 +646,13 @@ RDMACHAN_EXPORT int rdma_notify(struct rdma_cm_id *id,
 	struct rdmachan_notify cmd = {
 		.size = sizeof(cmd), .event = event,
 	};
+	struct cm_id *cid;
 
 	if (!id)
 		return cm_err(EINVAL);
-	return cm_id_ioctl(to_cm_id(id), RDMACHAN_IOC_NOTIFY, &cmd.handle,
-			   &cmd);
+	cid = to_cm_id(id);
+	cmd.handle = cid->handle;
+	return rdmachan_ioctl(cid->chan->ch.fd, RDMACHAN_IOC_NOTIFY, &cmd);
 }
 
 RDMACHAN_EXPORT int rdma_get_request(struct rdma_cm_id *listen,

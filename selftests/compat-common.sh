@@ -382,7 +382,7 @@ t_devices() {
 odp_caps() {
 	awk -v odp="${ODP:-}" '
 		/^\t[a-z]+_odp_caps:$/ { in_odp = 1; if (!odp) print; next }
-		in_odp && /^\t\t\t\t\t/ { if (odp) print "odp" $0; next }
+		in_odp && /^\t\t\t\t\t/ { if (odp) print; next }
 		{ in_odp = 0; if (!odp) print }' "$1"
 }
 
