@@ -158,17 +158,28 @@ static bool rdmachan_cq_ring_arm(struct rdmachan_cq *cq)
 }
 
 /*
- * With ring_lock held and the device's CQ usable, in process context:
- * empties it into the ring and arms it again, unless the ring is full.
+ * With ring_lock held (interrupts off) and the device's CQ usable, in
+ * process context: empties it into the ring and arms it again, unless the
+ * ring is full. A ring and a device CQ can hold millions of completions,
+ * so the lock is let go between budgets; a stop meanwhile ends the drain.
  */
 static void rdmachan_cq_ring_drain(struct rdmachan_cq *cq)
+	__must_hold(&cq->ring_lock)
 {
 	lockdep_assert_held(&cq->ring_lock);
-	do {
-		rdmachan_cq_ring_take_device(cq, U32_MAX);
-		if (cq->ring_stalled)
+	for (;;) {
+		if (rdmachan_cq_ring_take_device(cq, RDMACHAN_RING_BUDGET) ==
+		    RDMACHAN_RING_BUDGET) {
+			spin_unlock_irq(&cq->ring_lock);
+			cond_resched();
+			spin_lock_irq(&cq->ring_lock);
+			if (!cq->ring_device)
+				return;
+			continue;
+		}
+		if (cq->ring_stalled || !rdmachan_cq_ring_arm(cq))
 			return;
-	} while (rdmachan_cq_ring_arm(cq));
+	}
 }
 
 /*
