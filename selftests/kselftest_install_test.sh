@@ -20,11 +20,23 @@ fail() {
 	return 1
 }
 
+# The modules index with the module in it: vm/run's, made on the host
+# from the same $ko (depmod here reads every module over 9p, minutes under
+# TCG), or depmod's own.
+index_modules() {
+	if [ -r "${RDMACHAN_MODULE_INDEX:-/nonexistent}/modules.dep.bin" ]; then
+		cp "$RDMACHAN_MODULE_INDEX"/modules.* "$1/"
+	else
+		depmod -a
+	fi
+}
+
 # What a fresh VM has: the module installed (as DKMS or a package would),
 # not loaded; no rxe device, no test netdev.
 fresh_vm() {
 	kdir=/lib/modules/$(uname -r)
-	mkdir -p "$kdir/updates" && cp "$ko" "$kdir/updates/" && depmod -a ||
+	mkdir -p "$kdir/updates" && cp "$ko" "$kdir/updates/" && index_modules "$kdir" &&
+		grep -q '^updates/rdmachan.ko:' "$kdir/modules.dep" ||
 		fail "cannot install the module for modprobe" || return 1
 	rdma link delete rxe0 2>/dev/null
 	ip link del "$netdev" 2>/dev/null
