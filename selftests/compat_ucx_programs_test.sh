@@ -5,7 +5,7 @@
 # ucx_info finds rxe0 and its verbs transports, and ucx_perftest runs its
 # UCT tests over rc_verbs with both ends on rdmachan: active messages
 # (short, copied and zero-copy), RDMA write and read (put, get), and the
-# atomics.
+# atomics; UCP's io_demo connects over rdmacm.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/tap.sh"
 . "$here/compat-common.sh"
@@ -26,7 +26,7 @@ t_ucx_info() {
 	done
 }
 
-tap_plan 11
+tap_plan 12
 tap_test "ucx_info -d lists $dev's rc_verbs and ud_verbs" t_ucx_info
 tap_test "ucx_perftest am_lat (short)" ucx r r 18811 1000 "-t am_lat"
 tap_test "ucx_perftest am_lat copied, 1024 bytes" ucx r r 18812 1000 "-t am_lat -D bcopy -s 1024"
@@ -38,4 +38,5 @@ tap_test "ucx_perftest get zero-copy, 4096 bytes" ucx r r 18817 1000 "-t get -D 
 tap_test "ucx_perftest add_lat" ucx r r 18818 1000 "-t add_lat"
 tap_test "ucx_perftest fadd" ucx r r 18819 1000 "-t fadd"
 tap_test "ucx_perftest cswap" ucx r r 18820 1000 "-t cswap"
+tap_test "io_demo (UCP connected over rdmacm)" t_io_demo r r 18821
 tap_done

@@ -23,10 +23,29 @@ ucx() {
 	no_lines -E "UCX +(ERROR|WARN)"
 }
 
+# t_io_demo SSTACK CSTACK PORT: UCX's UCP client/server demo (io_demo),
+# whose endpoints connect through a socket address. With rdmacm the only
+# such transport UCX may use, its listener and connections are rdma_cm ids
+# on the ends' CM (a listener on rdmachan's CM is what cm_listening waits
+# for), and rc_verbs carries 200 reads and writes of 1-16 KiB, each
+# checked (-q). The server serves until it is stopped.
+t_io_demo() {
+	io_argv="env UCX_NET_DEVICES=$ucx_dev UCX_TLS=rc_verbs,self
+		UCX_SOCKADDR_TLS_PRIORITY=rdmacm io_demo -p $3 -i 200 -o read,write -d 1024:16384 -q"
+	persistent_server=1
+	pair "$1" "$2" "cm_listening $3" "$io_argv" "$io_argv $addr"
+	io_rc=$?
+	persistent_server=
+	[ $io_rc -eq 0 ] && statuses 0 0 || return 1
+	expect "$work/client.log" "Connected to server [0] $addr" "Client exit with status 'OK'" &&
+		expect "$work/server.log" "Remote id is" &&
+		no_lines -E "UCX +(ERROR|WARN)|data corruption|[Mm]ismatch"
+}
+
 # interop_ucx SSTACK CSTACK: UCX's rc_verbs across the stacks
 # (compat_interop_ucx_*_test.sh)
 interop_ucx() {
-	tap_plan 4
+	tap_plan 5
 	d="server on $(stack_name "$1"), client on $(stack_name "$2")"
 	tap_test "ucx_perftest am_lat, $d" ucx "$1" "$2" 18801 1000 "-t am_lat"
 	tap_test "ucx_perftest put_bw zero-copy, $d" \
@@ -34,5 +53,6 @@ interop_ucx() {
 	tap_test "ucx_perftest get zero-copy, $d" \
 		ucx "$1" "$2" 18803 1000 "-t get -D zcopy -s 4096"
 	tap_test "ucx_perftest fadd, $d" ucx "$1" "$2" 18804 1000 "-t fadd"
+	tap_test "io_demo (UCP over rdmacm), $d" t_io_demo "$1" "$2" 18805
 	tap_done
 }
