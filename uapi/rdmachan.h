@@ -384,6 +384,27 @@ struct rdmachan_query_gid {
 
 /**
  * struct rdmachan_path_rec - a path record, as struct ibv_sa_path_rec
+ * @dgid: destination GID, in network byte order
+ * @sgid: source GID, in network byte order
+ * @dlid: destination LID
+ * @slid: source LID
+ * @flow_label: GRH flow label
+ * @raw_traffic: 1 for raw (non-IB) packets, 0 for IB packets
+ * @hop_limit: GRH hop limit
+ * @traffic_class: GRH traffic class
+ * @reversible: non-zero when the path is reversible
+ * @numb_path: the record's NumbPath: the most paths the query asked for
+ * @sl: service level
+ * @mtu_selector: how the path's MTU compares to @mtu (SA selector)
+ * @mtu: path MTU, an IBV_MTU_* value
+ * @pkey: partition key
+ * @rate_selector: how the path's rate compares to @rate (SA selector)
+ * @rate: path rate, an IBV_RATE_* value
+ * @packet_life_time_selector: how the path's packet life time compares
+ *	to @packet_life_time (SA selector)
+ * @packet_life_time: packet life time, 4.096 us * 2^packet_life_time
+ * @preference: rank of the path among those returned, 0 the best
+ * @__reserved: 0
  *
  * The fields have the names and meaning of struct ibv_sa_path_rec; @dlid,
  * @slid, @flow_label and @pkey are big-endian, as there.
@@ -438,6 +459,18 @@ struct rdmachan_cm_route {
 
 /**
  * struct rdmachan_ah_attr - address handle attributes, as struct ibv_ah_attr
+ * @dgid: destination GID, in network byte order
+ * @flow_label: GRH flow label
+ * @dlid: destination LID
+ * @sgid_index: index of the source GID in the port's GID table
+ * @hop_limit: GRH hop limit
+ * @traffic_class: GRH traffic class
+ * @sl: service level
+ * @src_path_bits: source path bits: the low bits of the source LID
+ * @static_rate: IBV_RATE_* rate limit, 0 for the port's rate
+ * @is_global: non-zero when the GRH fields count (required on RoCE)
+ * @port_num: port number, from 1
+ * @__reserved: must be 0
  *
  * @dgid, @flow_label, @sgid_index, @hop_limit and @traffic_class are the
  * members of ibv_ah_attr.grh; the others have ibv_ah_attr's names.
@@ -1335,6 +1368,34 @@ struct rdmachan_create_qp {
 
 /**
  * struct rdmachan_qp_attr - QP attributes, as struct ibv_qp_attr
+ * @qkey: Q_Key (UD)
+ * @rq_psn: receive queue PSN (24 bits)
+ * @sq_psn: send queue PSN (24 bits)
+ * @dest_qp_num: remote QP number (RC, UC)
+ * @qp_access_flags: IBV_ACCESS_* bits: the remote operations allowed
+ * @pkey_index: P_Key index of the primary path
+ * @alt_pkey_index: P_Key index of the alternate path
+ * @qp_state: IBV_QPS_* state to move to, or the QP's state
+ * @cur_qp_state: IBV_QPS_* state the QP is assumed to be in
+ * @path_mtu: path MTU, an IBV_MTU_* value
+ * @path_mig_state: IBV_MIG_* path migration state
+ * @en_sqd_async_notify: non-zero for an event when SQD drains
+ * @sq_draining: non-zero while the send queue drains (SQD)
+ * @max_rd_atomic: outstanding RDMA reads and atomics as initiator
+ * @max_dest_rd_atomic: outstanding RDMA reads and atomics as responder
+ * @min_rnr_timer: minimum RNR NAK timer, IB's 5-bit code
+ *	(0 is 655.36 ms, 1 is 0.01 ms, 31 is 491.52 ms)
+ * @port_num: port of the primary path, from 1
+ * @timeout: local ACK timeout, 4.096 us * 2^timeout, 0 for infinite
+ * @retry_cnt: retries after an ACK timeout (0-7)
+ * @rnr_retry: retries after an RNR NAK (0-7, 7 for infinite)
+ * @alt_port_num: port of the alternate path, from 1
+ * @alt_timeout: local ACK timeout of the alternate path,
+ *	4.096 us * 2^alt_timeout, 0 for infinite
+ * @__reserved: must be 0
+ * @cap: send and receive queue capacities
+ * @ah_attr: address vector of the primary path
+ * @alt_ah_attr: address vector of the alternate path
  *
  * The fields have the names and meanings of struct ibv_qp_attr; which ones
  * count is said by an IBV_QP_* attribute mask. @__reserved must be 0.
