@@ -63,8 +63,9 @@ run_suite() {
 # the programs dealt by their expected time over N test VMs side by side
 # (JOB --shard I/N, logs in LOGDIR/shard-I), started in the background:
 # most programs wait on the CM, rxe or a timer rather than compute, so one
-# guest leaves the host's cores partly idle. finish_suite_shards LOGDIR N waits for them and
-# prints and counts each shard's TAP, one after the other.
+# guest leaves the host's cores partly idle. finish_suite_shards LOGDIR N
+# waits for them and prints and counts each shard's TAP, one after the
+# other.
 start_suite_shards() {
 	ss_logdir=$1
 	ss_n=$2
