@@ -214,7 +214,7 @@ int rdmachan_qp_num_usable(struct rdmachan_file *file,
 	 * Our event handler makes it one of our QPs, and its context ours;
 	 * the tracker's reference keeps both until the put.
 	 */
-	if (ibqp->event_handler == rdmachan_qp_event) {
+	if (rdmachan_qp_created_with(ibqp, rdmachan_qp_event)) {
 		qp = ibqp->qp_context;
 		if (qp->v.file->owner == file->owner)
 			ret = 0;

@@ -89,6 +89,22 @@ static inline unsigned int rdmachan_route_num_paths(const struct rdma_route *rou
 #endif
 }
 
+/*
+ * Whether @qp was created with @handler as its event handler. Where the
+ * core calls a wrapper of its own (6.12 does, 6.1 does not), the creator's
+ * handler is kept in registered_event_handler. compat_cm_programs_test.sh:
+ * rping -q and cmtime connect with a QP they made, by its number.
+ */
+static inline bool rdmachan_qp_created_with(const struct ib_qp *qp,
+					    void (*handler)(struct ib_event *, void *))
+{
+#ifdef RDMACHAN_HAVE_QP_REGISTERED_EVENT_HANDLER
+	return qp->registered_event_handler == handler;
+#else
+	return qp->event_handler == handler;
+#endif
+}
+
 #ifdef RDMACHAN_HAVE_RDMA_NL_GET_PRIVILEGED_QKEY
 #include "../private/rdma_nl_get_privileged_qkey.h"
 #endif
