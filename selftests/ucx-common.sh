@@ -14,13 +14,40 @@ ucx_dev=$dev:1
 # succeed, and the client must print its "Final:" row for ITERS iterations
 # with a latency and a message rate above zero (its bandwidth in MB/s
 # rounds to 0.00 for 8-byte atomics under the debug kernel).
+# A ucx_perftest built with MPI (Debian 13's) runs as an MPI program,
+# with one process here, when its stdin is not a terminal; -P 0, which
+# only such a build knows, is the socket exchange that Debian 12's
+# always uses. (Asking the program itself would start MPI.)
+ucx_mpi_off=
+ldd "$(command -v ucx_perftest)" 2>/dev/null | grep -q 'libmpi\.' && ucx_mpi_off="-P 0"
+
 ucx() {
-	ux_argv="ucx_perftest -d $ucx_dev -x rc_verbs -p $3 -n $4 -w 100 $5"
-	pair "$1" "$2" "tcp_listening $3" "$ux_argv" "$ux_argv $addr" || return 1
+	ux_argv="ucx_perftest $ucx_mpi_off -d $ucx_dev -x rc_verbs -p $3 -n $4 -w 100 $5"
+	# such a build's server does not end after its run: MPI is still up
+	[ -z "$ucx_mpi_off" ] || persistent_server=either
+	pair "$1" "$2" "tcp_listening $3" "$ux_argv" "$ux_argv $addr"
+	ux_rc=$?
+	persistent_server=
+	[ $ux_rc -eq 0 ] || return 1
 	statuses 0 0 || return 1
 	has_row "Final: row for $4 iterations" \
-		"\$1 == \"Final:\" && \$2 == $4 && \$3 > 0 && \$8 > 0" || return 1
+		"\$1 == \"Final:\" && \$2 == $4 && \$3 > 0 && \$9 > 0" || return 1
 	no_lines -E "UCX +(ERROR|WARN)"
+}
+
+# ucx_teardown_abort LOG STATUS DONE: the run whose output is LOG, which
+# has DONE (the line of a finished run), ended with STATUS 134 on UCX's
+# assertion that a QP's last-WQE event comes once. rxe on Debian 13's
+# kernel reports it again for each packet or flush that reaches a QP in
+# the error state, and UCX up to 1.20 aborts on the repeat while it tears
+# the QP down (openucx/ucx#10432, fixed after 1.20). The stock stack ends
+# the same way, so it is said and not counted against rdmachan.
+ucx_teardown_abort() {
+	[ "$2" -eq 134 ] && grep -qF -- "$3" "$1" || return 1
+	# (the async thread's report may come before DONE in the log)
+	grep -qF "Assertion \`wait_ctx->cb_id == UCS_CALLBACKQ_ID_NULL' failed" "$1" ||
+		return 1
+	echo "# $(basename "$1" .log): UCX's known abort on a repeated last-WQE event, after its run was done"
 }
 
 # t_io_demo SSTACK CSTACK PORT: UCX's UCP client/server demo (io_demo),
@@ -36,8 +63,17 @@ t_io_demo() {
 	pair "$1" "$2" "cm_listening $3" "$io_argv" "$io_argv $addr"
 	io_rc=$?
 	persistent_server=
-	[ $io_rc -eq 0 ] && statuses 0 0 || return 1
-	expect "$work/client.log" "Connected to server [0] $addr" "Client exit with status 'OK'" &&
+	[ $io_rc -eq 0 ] || return 1
+	# the client's last words, or those before its disconnect if UCX
+	# aborted in the disconnect
+	io_done="Client exit with status 'OK'"
+	if ucx_teardown_abort "$work/client.log" "$cli_rc" 'due to "End of the Client run"'; then
+		cli_rc=0
+		io_done='due to "End of the Client run"'
+	fi
+	ucx_teardown_abort "$work/server.log" "$srv_rc" "Remote id is" && srv_rc=0
+	statuses 0 0 || return 1
+	expect "$work/client.log" "Connected to server [0] $addr" "$io_done" &&
 		expect "$work/server.log" "Remote id is" &&
 		no_lines -E "UCX +(ERROR|WARN)|data corruption|[Mm]ismatch"
 }
