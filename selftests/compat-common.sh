@@ -127,14 +127,16 @@ tcp_listening() {
 	grep -qE ":$(printf '%04X' "$1") 0+:0000 0A" /proc/net/tcp /proc/net/tcp6 2>/dev/null
 }
 
-# wait_for CHECK ARG...: until CHECK succeeds, or 20 s; the server's
-# process ($srv_pid) must stay alive meanwhile
+# wait_for CHECK ARG...: until CHECK succeeds, or $ready_limit s (20);
+# the server's process ($srv_pid) must stay alive meanwhile
+ready_limit=20
 wait_for() {
 	wf_i=0
 	until "$@"; do
 		kill -0 "$srv_pid" 2>/dev/null || return 1
 		wf_i=$((wf_i + 1))
-		[ $wf_i -lt 200 ] || { echo "# timed out waiting for: $*"; return 1; }
+		[ $wf_i -lt $((ready_limit * 10)) ] ||
+			{ echo "# timed out waiting for: $*"; return 1; }
 		sleep 0.1
 	done
 }
