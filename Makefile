@@ -340,7 +340,7 @@ check-pyverbs: setup
 
 # The suite under a KASAN/lockdep/kmemleak kernel, built once and cached.
 check-debug: setup
-	$(MAKE) KDIR=$(VM_KDIR) lib compat $(DEMO) $(BENCH) selftests $(FUZZ) kselftest-install
+	$(MAKE) KDIR=$(VM_KDIR) userland
 	selftests/check-debug
 
 # The fuzzer alone, long (FUZZ_SECONDS, default 3600), in the debug guest.
