@@ -280,7 +280,7 @@ t_cmtime() {
 		expect "$work/client.log" "Connect (10) QPs test" \
 			"Connect (10) test - no QPs" || return 1
 		tc_sep='' tc_tables=2
-		tc_steps='create id|resolve addr|resolve route|create qp|cm connect|disconnect|destroy id'
+		tc_steps="create_id resolve_addr resolve_route create_qp cm_connect disconnect destroy_id"
 		;;
 	*)
 		persistent_server=1
@@ -291,21 +291,18 @@ t_cmtime() {
 		[ $tc_rc -eq 0 ] || return 1
 		statuses 0 0 || return 1
 		tc_sep=':' tc_tables=1
-		tc_steps='create id|resolve addr|resolve route|create qp|connect|disconnect|destroy'
+		tc_steps="create_id resolve_addr resolve_route create_qp connect disconnect destroy"
 		;;
 	esac
-	tc_ifs=$IFS
-	IFS='|'
 	for step in $tc_steps; do
+		step=$(echo "$step" | tr _ ' ')
 		tc_rows=$(grep -cE "^$step *$tc_sep( +-?[0-9.]+){4,6}$" "$work/client.log")
 		[ "$tc_rows" -eq "$tc_tables" ] || {
-			IFS=$tc_ifs
 			echo "# $tc_rows '$step' rows in cmtime's tables, want $tc_tables"
 			show "$work/client.log"
 			return 1
 		}
 	done
-	IFS=$tc_ifs
 }
 
 t_ucmatose() {

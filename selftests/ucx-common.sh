@@ -8,12 +8,6 @@
 
 ucx_dev=$dev:1
 
-# ucx SSTACK CSTACK PORT ITERS "TEST OPTIONS": one ucx_perftest run of a
-# UCT test over rc_verbs on $ucx_dev, the server on SSTACK and the client
-# on CSTACK, exchanging addresses over TCP port PORT. Both ends must
-# succeed, and the client must print its "Final:" row for ITERS iterations
-# with a latency and a message rate above zero (its bandwidth in MB/s
-# rounds to 0.00 for 8-byte atomics under the debug kernel).
 # A ucx_perftest built with MPI (Debian 13's) runs as an MPI program,
 # with one process here, when its stdin is not a terminal; -P 0, which
 # only such a build knows, is the socket exchange that Debian 12's
@@ -21,11 +15,18 @@ ucx_dev=$dev:1
 ucx_mpi_off=
 ldd "$(command -v ucx_perftest)" 2>/dev/null | grep -q 'libmpi\.' && ucx_mpi_off="-P 0"
 
+# ucx SSTACK CSTACK PORT ITERS "TEST OPTIONS": one ucx_perftest run of a
+# UCT test over rc_verbs on $ucx_dev, the server on SSTACK and the client
+# on CSTACK, exchanging addresses over TCP port PORT. Both ends must
+# succeed, and the client must print its "Final:" row for ITERS iterations
+# with a latency and an overall message rate above zero (its bandwidth in
+# MB/s rounds to 0.00 for 8-byte atomics under the debug kernel, its
+# average rate may be -nan).
 ucx() {
 	ux_argv="ucx_perftest $ucx_mpi_off -d $ucx_dev -x rc_verbs -p $3 -n $4 -w 100 $5"
-	# Such a build starts MPI first (12 to 20 s in a busy guest), and its
+	# An MPI build starts MPI first (12 to 20 s in a busy guest), and its
 	# server does not end after its run: MPI is still up.
-	ux_limit=$limit
+	ux_limit=$limit ux_ready=$ready_limit
 	if [ -n "$ucx_mpi_off" ]; then
 		persistent_server=either
 		ready_limit=90
@@ -34,8 +35,7 @@ ucx() {
 	pair "$1" "$2" "tcp_listening $3" "$ux_argv" "$ux_argv $addr"
 	ux_rc=$?
 	persistent_server=
-	ready_limit=20
-	limit=$ux_limit
+	limit=$ux_limit ready_limit=$ux_ready
 	[ $ux_rc -eq 0 ] || return 1
 	statuses 0 0 || return 1
 	has_row "Final: row for $4 iterations" \

@@ -23,12 +23,12 @@
 #define MSG		64
 
 /*
- * The completion of a request rxe's requester finds bad: its own error
- * status up to Linux 6.3; since 6.4 the requester moves the QP to the
- * error state first, and the completer then flushes every request not yet
- * acknowledged, this one included.
+ * Whether @status is @want or a flush. From Linux 6.4 rxe's requester moves
+ * the QP to the error state before it completes a request it finds bad,
+ * and the completer then flushes every request not yet acknowledged: that
+ * one (where 6.3 gives its own error status) and any good one before it.
  */
-static bool rxe_local_error(enum ibv_wc_status status,
+static bool rxe_status_or_flush(enum ibv_wc_status status,
 			    enum ibv_wc_status want)
 {
 	return status == want || status == IBV_WC_WR_FLUSH_ERR;
@@ -165,7 +165,7 @@ TEST_F(bad, send_sge_outside_mr)
 		ASSERT_EQ(0, ret);
 		ASSERT_EQ(1, vt_poll(c, &wc, 1, CM_TIMEOUT_MS));
 		EXPECT_EQ(5, wc.wr_id);
-		EXPECT_TRUE(rxe_local_error(wc.status, IBV_WC_LOC_PROT_ERR)) {
+		EXPECT_TRUE(rxe_status_or_flush(wc.status, IBV_WC_LOC_PROT_ERR)) {
 			TH_LOG("status %s", ibv_wc_status_str(wc.status));
 		}
 		EXPECT_EQ(IBV_QPS_ERR, vt_qp_state(c->id->qp));
@@ -303,7 +303,7 @@ TEST_F(bad, lkey_of_another_context)
 		ASSERT_EQ(0, ret);
 		ASSERT_EQ(1, vt_poll(c, &wc, 1, CM_TIMEOUT_MS));
 		EXPECT_EQ(5, wc.wr_id);
-		EXPECT_TRUE(rxe_local_error(wc.status, IBV_WC_LOC_QP_OP_ERR)) {
+		EXPECT_TRUE(rxe_status_or_flush(wc.status, IBV_WC_LOC_QP_OP_ERR)) {
 			TH_LOG("status %s", ibv_wc_status_str(wc.status));
 		}
 		EXPECT_EQ(IBV_QPS_ERR, vt_qp_state(c->id->qp));
@@ -431,8 +431,8 @@ TEST_F(bad, chain_stops_at_bad_request)
 		/* the first was sent; since 6.4 its completion may be a flush */
 		for (i = 0; i < 3; i++)
 			EXPECT_EQ(10 + i, wc[i].wr_id);
-		EXPECT_TRUE(rxe_local_error(wc[0].status, IBV_WC_SUCCESS));
-		EXPECT_TRUE(rxe_local_error(wc[1].status, IBV_WC_LOC_QP_OP_ERR)) {
+		EXPECT_TRUE(rxe_status_or_flush(wc[0].status, IBV_WC_SUCCESS));
+		EXPECT_TRUE(rxe_status_or_flush(wc[1].status, IBV_WC_LOC_QP_OP_ERR)) {
 			TH_LOG("bad one: %s", ibv_wc_status_str(wc[1].status));
 		}
 		EXPECT_EQ(IBV_WC_WR_FLUSH_ERR, wc[2].status);
