@@ -275,21 +275,29 @@ t_rping_q() {
 		! grep -i 'mismatch\|error\|fail' "$work/client.log" "$work/server.log"
 }
 
-# cmtime, in the two forms rdma-core has shipped with -s/-b. Up to
-# rdma-core 55 its server serves until it is stopped and the client prints
+# cmtime, in the three forms rdma-core has shipped. Up to rdma-core 55
+# its server (-b) serves until it is stopped and the client (-s) prints
 # one "step : avg ..." table. From 56 both ends run a pass with QPs and one
 # without, in which each end announces QP numbers counted from -q; they
 # must differ between the ends, or the CM, seeing both on this one host,
 # takes the second connection for a stale copy of the first (REJ reason
 # 10). The server then ends by itself, and the client prints a table per
-# pass, "step  avg ...". rdma-core 61 replaced this with a controller
-# and peers (-C, -L), which no test here drives yet.
+# pass, "step  avg ...". From 59 the ends are peers (the server with -L)
+# that meet at a controller (-C): the first to bind the controller's
+# address and port (-p) is it, here the server; the rest is as in 56.
 t_cmtime() {
 	tc_usage=$(cmtime -h 2>&1)
 	case $tc_usage in
 	*controller*)
-		echo "# this cmtime (rdma-core 61 or later: -C, -L) is not driven by this test"
-		return 1
+		pair "$1" "$2" "tcp_listening 7471" \
+			"cmtime -L -b $addr -C $addr -p 7471 -c 10 -q 4194304" \
+			"cmtime -b $addr -C $addr -p 7471 -c 10 -q 4259840" || return 1
+		statuses 0 0 || return 1
+		expect "$work/server.log" "Running as OOB root" || return 1
+		expect "$work/client.log" "Connect (10) QPs test" \
+			"Connect (10) test - no QPs" || return 1
+		tc_sep='' tc_tables=2
+		tc_steps="create_id resolve_addr resolve_route create_qp cm_connect disconnect destroy_id"
 		;;
 	*base_qpn*)
 		# the client syncs with the server over TCP on the same port
