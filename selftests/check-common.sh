@@ -92,9 +92,10 @@ finish_suite_shards() {
 		while [ ! -s "$fs_dir/run-status" ]; do
 			sleep 2
 		done
-		sed "s/^\(\(not \)\{0,1\}ok [0-9]* \)/\1shard $fs_i\/$2: /" "$fs_dir/selftests.raw" |
+		fs_label="${suite_label:+$suite_label }shard $fs_i/$2"
+		sed "s|^\(\(not \)\{0,1\}ok [0-9]* \)|\1$fs_label: |" "$fs_dir/selftests.raw" |
 			tee "$fs_dir/selftests.log"
-		suite_results "$fs_dir" "shard $fs_i/$2"
+		suite_results "$fs_dir" "$fs_label"
 		fs_i=$((fs_i + 1))
 	done
 }
