@@ -144,6 +144,7 @@ static inline int cm_err(int err)
 
 /* cm_devices.c */
 struct cm_device *cm_device_get(uint32_t index);
+void cm_devices_prepare(void);
 
 /* cm_channel.c */
 struct cm_channel *cm_channel_create(void);

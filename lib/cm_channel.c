@@ -33,6 +33,8 @@ struct cm_channel *cm_channel_create(void)
 	struct cm_channel *chan;
 	int err;
 
+	if (lib_bypass())
+		cm_devices_prepare();
 	chan = calloc(1, sizeof(*chan));
 	if (!chan)
 		goto err_nomem;

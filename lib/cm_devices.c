@@ -80,6 +80,32 @@ err_free:
 	return NULL;
 }
 
+static pthread_once_t cm_devices_listed = PTHREAD_ONCE_INIT;
+
+static void cm_devices_list_once(void)
+{
+	struct ibv_device **list;
+	int n;
+
+	list = cm_verbs()->get_device_list(&n);
+	if (list)
+		cm_verbs()->free_device_list(list);
+}
+
+/*
+ * librdmacm lists the devices when the first event channel is made, and
+ * the first list is what loads the system libibverbs' providers: doing it
+ * there too keeps that cost out of the first bind or address resolution.
+ * Without a device the channel still works, as it always has here.
+ */
+void cm_devices_prepare(void)
+{
+	int err = errno;
+
+	pthread_once(&cm_devices_listed, cm_devices_list_once);
+	errno = err;
+}
+
 /*
  * The process-wide context of the device with kernel index @index, opened
  * on first use, with its PD if one can be had. NULL with errno set (ENODEV: no such device)
