@@ -127,17 +127,46 @@ tcp_listening() {
 	grep -qE ":$(printf '%04X' "$1") 0+:0000 0A" /proc/net/tcp /proc/net/tcp6 2>/dev/null
 }
 
-# wait_for CHECK ARG...: until CHECK succeeds, or $ready_limit s (20);
+# now_s: $now is the seconds since boot (no fork, however busy the guest)
+now_s() {
+	read -r now _ </proc/uptime
+	now=${now%.*}
+}
+
+# wait_for CHECK ARG...: until CHECK succeeds, or $ready_limit s (45, less
+# than a server's $limit, so that a stuck one is still there to look at);
 # the server's process ($srv_pid) must stay alive meanwhile
-ready_limit=20
+ready_limit=45
 wait_for() {
-	wf_i=0
+	now_s
+	wf_end=$((now + ready_limit))
 	until "$@"; do
 		kill -0 "$srv_pid" 2>/dev/null || return 1
-		wf_i=$((wf_i + 1))
-		[ $wf_i -lt $((ready_limit * 10)) ] ||
+		now_s
+		[ "$now" -lt $wf_end ] ||
 			{ echo "# timed out waiting for: $*"; return 1; }
 		sleep 0.1
+	done
+}
+
+# where_stuck PID: each thread of PID's processes, with its state and
+# the kernel function it sleeps in, and its user stack where gdb exists:
+# what a server that never got ready was doing
+where_stuck() {
+	ws_pids="$1 $(pgrep -P "$1" | tr '\n' ' ')"
+	for ws_child in $ws_pids; do
+		ws_pids="$ws_pids $(pgrep -P "$ws_child" | tr '\n' ' ')"
+	done
+	for ws_pid in $(echo "$ws_pids" | tr ' ' '\n' | sort -un); do
+		[ -d "/proc/$ws_pid" ] || continue
+		echo "#   process $ws_pid: $(tr '\0' ' ' <"/proc/$ws_pid/cmdline" | cut -c1-120)"
+		for ws_task in /proc/"$ws_pid"/task/*; do
+			echo "#     thread ${ws_task##*/} $(cat "$ws_task/comm") state $(sed 's/.*) //' "$ws_task/stat" |
+				cut -d' ' -f1) in $(cat "$ws_task/wchan")"
+		done
+		command -v gdb >/dev/null || continue
+		timeout 60 gdb -p "$ws_pid" -batch -ex "thread apply all bt 12" 2>/dev/null |
+			grep -E '^(Thread|#[0-9])' | cut -c1-160 | head -n 80 | sed 's/^/#     /'
 	done
 }
 
@@ -170,6 +199,7 @@ pair() {
 	# shellcheck disable=SC2086
 	if ! wait_for $3; then
 		set +f
+		kill -0 "$srv_pid" 2>/dev/null && where_stuck "$srv_pid"
 		kill "$srv_pid" 2>/dev/null
 		wait "$srv_pid"
 		srv_rc=$?
