@@ -15,10 +15,10 @@ export RDMACHAN_MODE
 . "$here/ucx-common.sh"
 
 tap_plan 5
-tap_test "ucx_perftest am_lat, both ends on rdmachan" ucx r r 18831 1000 "-t am_lat"
-tap_test "ucx_perftest put_bw zero-copy, both ends on rdmachan" \
+ucx_test "ucx_perftest am_lat, both ends on rdmachan" ucx r r 18831 1000 "-t am_lat"
+ucx_test "ucx_perftest put_bw zero-copy, both ends on rdmachan" \
 	ucx r r 18832 200 "-t put_bw -D zcopy -s 65536"
-tap_test "io_demo over rdmacm, both ends on rdmachan" t_io_demo r r 18835
-tap_test "io_demo over rdmacm, server on rdmachan, client on stock" t_io_demo r s 18836
-tap_test "io_demo over rdmacm, server on stock, client on rdmachan" t_io_demo s r 18837
+ucx_test "io_demo over rdmacm, both ends on rdmachan" t_io_demo r r 18835
+ucx_test "io_demo over rdmacm, server on rdmachan, client on stock" t_io_demo r s 18836
+ucx_test "io_demo over rdmacm, server on stock, client on rdmachan" t_io_demo s r 18837
 tap_done

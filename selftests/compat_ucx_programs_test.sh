@@ -27,16 +27,16 @@ t_ucx_info() {
 }
 
 tap_plan 12
-tap_test "ucx_info -d lists $dev's rc_verbs and ud_verbs" t_ucx_info
-tap_test "ucx_perftest am_lat (short)" ucx r r 18811 1000 "-t am_lat"
-tap_test "ucx_perftest am_lat copied, 1024 bytes" ucx r r 18812 1000 "-t am_lat -D bcopy -s 1024"
-tap_test "ucx_perftest am_lat zero-copy, 4096 bytes" ucx r r 18813 1000 "-t am_lat -D zcopy -s 4096"
-tap_test "ucx_perftest am_bw" ucx r r 18814 1000 "-t am_bw"
-tap_test "ucx_perftest put_lat" ucx r r 18815 1000 "-t put_lat"
-tap_test "ucx_perftest put_bw zero-copy, 64 KiB" ucx r r 18816 200 "-t put_bw -D zcopy -s 65536"
-tap_test "ucx_perftest get zero-copy, 4096 bytes" ucx r r 18817 1000 "-t get -D zcopy -s 4096"
-tap_test "ucx_perftest add_lat" ucx r r 18818 1000 "-t add_lat"
-tap_test "ucx_perftest fadd" ucx r r 18819 1000 "-t fadd"
-tap_test "ucx_perftest cswap" ucx r r 18820 1000 "-t cswap"
-tap_test "io_demo (UCP connected over rdmacm)" t_io_demo r r 18821
+ucx_test "ucx_info -d lists $dev's rc_verbs and ud_verbs" t_ucx_info
+ucx_test "ucx_perftest am_lat (short)" ucx r r 18811 1000 "-t am_lat"
+ucx_test "ucx_perftest am_lat copied, 1024 bytes" ucx r r 18812 1000 "-t am_lat -D bcopy -s 1024"
+ucx_test "ucx_perftest am_lat zero-copy, 4096 bytes" ucx r r 18813 1000 "-t am_lat -D zcopy -s 4096"
+ucx_test "ucx_perftest am_bw" ucx r r 18814 1000 "-t am_bw"
+ucx_test "ucx_perftest put_lat" ucx r r 18815 1000 "-t put_lat"
+ucx_test "ucx_perftest put_bw zero-copy, 64 KiB" ucx r r 18816 200 "-t put_bw -D zcopy -s 65536"
+ucx_test "ucx_perftest get zero-copy, 4096 bytes" ucx r r 18817 1000 "-t get -D zcopy -s 4096"
+ucx_test "ucx_perftest add_lat" ucx r r 18818 1000 "-t add_lat"
+ucx_test "ucx_perftest fadd" ucx r r 18819 1000 "-t fadd"
+ucx_test "ucx_perftest cswap" ucx r r 18820 1000 "-t cswap"
+ucx_test "io_demo (UCP connected over rdmacm)" t_io_demo r r 18821
 tap_done

@@ -8,6 +8,26 @@
 
 ucx_dev=$dev:1
 
+# Debian unstable's UCX (1.23) is built without its verbs and rdmacm
+# transports (no ucx/libuct_ib.so.0 beside libuct): there each UCX test
+# case is skipped, saying why, on either stack alike.
+ucx_missing=
+ucx_lib=$(ldd "$(command -v ucx_info)" 2>/dev/null | awk '$1 ~ /^libuct\.so/ { print $3 }')
+if [ -z "$ucx_lib" ]; then
+	ucx_missing="no UCX here (ucx_info)"
+elif [ ! -e "$(dirname "$ucx_lib")/ucx/libuct_ib.so.0" ]; then
+	ucx_missing="this UCX is built without verbs (no $(dirname "$ucx_lib")/ucx/libuct_ib.so.0)"
+fi
+
+# ucx_test NAME COMMAND...: tap_test, or tap_skip where UCX has no verbs
+ucx_test() {
+	if [ -n "$ucx_missing" ]; then
+		tap_skip "$1" "$ucx_missing"
+		return 0
+	fi
+	tap_test "$@"
+}
+
 # A ucx_perftest built with MPI (Debian 13's) runs as an MPI program,
 # with one process here, when its stdin is not a terminal; -P 0, which
 # only such a build knows, is the socket exchange that Debian 12's
@@ -91,12 +111,12 @@ t_io_demo() {
 interop_ucx() {
 	tap_plan 5
 	d="server on $(stack_name "$1"), client on $(stack_name "$2")"
-	tap_test "ucx_perftest am_lat, $d" ucx "$1" "$2" 18801 1000 "-t am_lat"
-	tap_test "ucx_perftest put_bw zero-copy, $d" \
+	ucx_test "ucx_perftest am_lat, $d" ucx "$1" "$2" 18801 1000 "-t am_lat"
+	ucx_test "ucx_perftest put_bw zero-copy, $d" \
 		ucx "$1" "$2" 18802 200 "-t put_bw -D zcopy -s 65536"
-	tap_test "ucx_perftest get zero-copy, $d" \
+	ucx_test "ucx_perftest get zero-copy, $d" \
 		ucx "$1" "$2" 18803 1000 "-t get -D zcopy -s 4096"
-	tap_test "ucx_perftest fadd, $d" ucx "$1" "$2" 18804 1000 "-t fadd"
-	tap_test "io_demo (UCP over rdmacm), $d" t_io_demo "$1" "$2" 18805
+	ucx_test "ucx_perftest fadd, $d" ucx "$1" "$2" 18804 1000 "-t fadd"
+	ucx_test "io_demo (UCP over rdmacm), $d" t_io_demo "$1" "$2" 18805
 	tap_done
 }
