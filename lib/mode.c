@@ -3,8 +3,8 @@
  * librdmachan's choice of data-path mode, made once per process before
  * its first verbs object: bypass when the module can drive a uverbs QP
  * (RDMACHAN_FEATURE_USER_QP) and the system's libibverbs loads, else
- * kernel-owned. RDMACHAN_MODE=kernel or =bypass forces one; a forced
- * bypass without the system's libibverbs stays kernel-owned.
+ * kernel-owned. RDMACHAN_MODE=kernel forces kernel-owned; =bypass asks
+ * for bypass, which stays kernel-owned where either is missing.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -24,8 +24,6 @@ static void choose_mode(void)
 
 	if (forced && !strcmp(forced, "kernel"))
 		bypass = false;
-	else if (forced && !strcmp(forced, "bypass"))
-		bypass = true;
 	else
 		bypass = rdmachan_has_features(RDMACHAN_FEATURE_USER_QP);
 	if (bypass && !system_verbs())

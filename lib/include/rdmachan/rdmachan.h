@@ -42,7 +42,8 @@ enum rdmachan_mode {
  * Chosen once, at the first call of the library that needs it: bypass
  * when the loaded module offers it (RDMACHAN_FEATURE_USER_QP) and the
  * system's libibverbs.so.1 loads, kernel-owned otherwise; the environment
- * variable RDMACHAN_MODE=kernel or =bypass forces one.
+ * variable RDMACHAN_MODE=kernel forces kernel-owned (=bypass cannot force
+ * bypass where either is missing).
  */
 enum rdmachan_mode rdmachan_get_mode(void);
 
