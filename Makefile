@@ -238,10 +238,11 @@ $(B)/bench/%-stock: bench/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -o $@ $< -lrdmacm -libverbs -lpthread -ldl
 
-# The ioctl fuzzer: raw ioctls, no library.
+# The ioctl fuzzer: raw ioctls, no library (-lrt: timer_create before glibc
+# 2.34, Debian 11).
 $(FUZZ): $(wildcard fuzz/*.c fuzz/*.h) uapi/rdmachan.h
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) -o $@ $(filter %.c,$^) -lpthread
+	$(CC) $(USER_CFLAGS) -o $@ $(filter %.c,$^) -lpthread -lrt
 
 $(B)/bench/libsyscount.so: bench/syscount.c
 	@mkdir -p $(dir $@)

@@ -609,7 +609,7 @@ void async_child(struct thr *t, u64 *calls, int *bad)
 			snprintf(msg, sizeof(msg),
 				 "seed %#llx worker %d: forked child: GET_ASYNC_EVENT on an inherited async event file: %s, want EACCES",
 				 (unsigned long long)t->w->seed, t->w->index,
-				 r ? strerrorname_np(errno) ?: "?" : "success");
+				 r ? errno_name(errno) : "success");
 			record_failure(msg);
 			*bad = 1;
 		}

@@ -89,8 +89,8 @@ static void ring_bad_maps(struct thr *t, const struct call *c, struct mfile *f,
 	e = try_map(c->fd, len, prot, flags, off);
 	if (e != want && !(eperm_ok && e == EPERM))
 		fail(t, "%s: %s mapping of the ring: %s, want %s", c->desc,
-		     what, e ? strerrorname_np(e) ?: "?" : "success",
-		     strerrorname_np(want) ?: "?");
+		     what, e ? errno_name(e) : "success",
+		     errno_name(want));
 }
 
 /* Header of a mapped ring: its entries, a producer not past them. */

@@ -39,6 +39,24 @@
 
 #include "../uapi/rdmachan.h"
 
+/* an errno's name for the log; strerrorname_np() is glibc 2.32's */
+static inline const char *errno_name(int e)
+{
+#if __GLIBC_PREREQ(2, 32)
+	const char *name = strerrorname_np(e);
+
+	if (name)
+		return name;
+#endif
+	/* a few at once in one message */
+	static __thread char buf[4][24];
+	static __thread unsigned int next;
+	char *b = buf[next++ % 4];
+
+	snprintf(b, sizeof(buf[0]), "errno %d", e);
+	return b;
+}
+
 typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;

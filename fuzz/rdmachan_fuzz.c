@@ -236,7 +236,7 @@ static void es_str(const struct errset *s, char *buf, size_t len)
 		if (!es_has(s, e))
 			continue;
 		n += snprintf(buf + n, len - n, "%s%s", n ? "," : "",
-			      e ? strerrorname_np(e) ?: "?" : "0");
+			      e ? errno_name(e) : "0");
 	}
 }
 
@@ -1228,7 +1228,7 @@ void do_call(struct thr *t, struct call *c, int may_block, u64 timer_ns)
 	c->closing = f && (f->gen != c->gen || f->state != FS_OPEN);
 	e = c->ret ? c->err : 0;
 	journal(w, "t%d seq %u-%u %s -> %s%s", t->idx, c->start_seq, w->seq,
-		c->desc, e ? strerrorname_np(e) ?: "?" : "ok",
+		c->desc, e ? errno_name(e) : "ok",
 		c->cmd == RDMACHAN_CMD_MIGRATE_ID && !e ?
 		" (see model lines)" : "");
 	if (c->ret && c->ret != -1) {
@@ -1262,7 +1262,7 @@ void do_call(struct thr *t, struct call *c, int may_block, u64 timer_ns)
 	if (!es_has(&c->ok, e)) {
 		es_str(&c->ok, want, sizeof(want));
 		fail(t, "%s: got %s, allowed %s", c->desc,
-		     e ? strerrorname_np(e) ?: "?" : "success", want);
+		     e ? errno_name(e) : "success", want);
 		if (e == ENOENT || e == ENODEV)
 			journal_dump(w, c->fi);
 		return;
@@ -1273,7 +1273,7 @@ void do_call(struct thr *t, struct call *c, int may_block, u64 timer_ns)
 	if (cfg.verbose && c->cmd != RDMACHAN_CMD_GET_EVENTS &&
 	    c->cmd != RDMACHAN_CMD_ACK_EVENTS)
 		fprintf(stderr, "w%d.%d.t%d %s -> %s\n", w->index, w->gen, t->idx,
-			c->desc, e ? strerrorname_np(e) ?: "?" : "ok");
+			c->desc, e ? errno_name(e) : "ok");
 }
 
 /* ---- events ---- */
@@ -3092,11 +3092,11 @@ static void act_migrate(struct thr *t)
 	}
 	if (c.ret && (c.err == EBADF || c.err == EINVAL) && sf->state == FS_OPEN)
 		fail(t, "%s: source file open, got %s", c.desc,
-		     strerrorname_np(c.err));
+		     errno_name(c.err));
 	if (c.ret && (c.err == ENOENT || c.err == ENODEV) && o && !o->racers &&
 	    sf->state == FS_OPEN) {
 		fail(t, "%s: %s for a live id nobody destroyed", c.desc,
-		     strerrorname_np(c.err));
+		     errno_name(c.err));
 		journal_dump(w, sfi);
 	}
 	if (!c.ret && o) {
@@ -3179,7 +3179,7 @@ static void act_unknown(struct thr *t)
 	lock(t->w);
 	if (c.ret != -1 || c.err != ENOTTY)
 		fail(t, "%s: got %d/%s, want ENOTTY", c.desc, c.ret,
-		     strerrorname_np(c.err) ?: "?");
+		     errno_name(c.err));
 	unpin(f);
 }
 
@@ -3232,8 +3232,8 @@ static void child_main(struct thr *t, const int *fds, int nfds,
 					 "seed %#llx worker %d: forked child: %s on inherited fd %d: %d/%s, want %s",
 					 (unsigned long long)t->w->seed,
 					 t->w->index, cmds[nr].name, fds[i], r,
-					 r ? strerrorname_np(errno) ?: "?" : "success",
-					 strerrorname_np(want));
+					 r ? errno_name(errno) : "success",
+					 errno_name(want));
 				record_failure(msg);
 				bad = 1;
 			}
@@ -3251,7 +3251,7 @@ static void child_main(struct thr *t, const int *fds, int nfds,
 				snprintf(msg, sizeof(msg),
 					 "seed %#llx worker %d: forked child: MIGRATE_ID from inherited fd: %s, want EACCES",
 					 (unsigned long long)t->w->seed,
-					 t->w->index, strerrorname_np(errno) ?: "?");
+					 t->w->index, errno_name(errno));
 				record_failure(msg);
 				bad = 1;
 			}
@@ -3259,7 +3259,7 @@ static void child_main(struct thr *t, const int *fds, int nfds,
 				snprintf(msg, sizeof(msg),
 					 "seed %#llx worker %d: forked child: GET_INFO on its own file: %s",
 					 (unsigned long long)t->w->seed,
-					 t->w->index, strerrorname_np(errno) ?: "?");
+					 t->w->index, errno_name(errno));
 				record_failure(msg);
 				bad = 1;
 			}
@@ -3309,7 +3309,7 @@ static void child_channels(struct thr *t, const int *chfds, int nch,
 			snprintf(msg, sizeof(msg),
 				 "seed %#llx worker %d: forked child: GET_CQ_EVENT on an inherited channel: %s, want EACCES",
 				 (unsigned long long)t->w->seed, t->w->index,
-				 r ? strerrorname_np(errno) ?: "?" : "success");
+				 r ? errno_name(errno) : "success");
 			record_failure(msg);
 			*bad = 1;
 		}
@@ -3321,7 +3321,7 @@ static void child_channels(struct thr *t, const int *chfds, int nch,
 			snprintf(msg, sizeof(msg),
 				 "seed %#llx worker %d: forked child: CREATE_CQ on an inherited channel: %s, want EACCES",
 				 (unsigned long long)t->w->seed, t->w->index,
-				 r ? strerrorname_np(errno) ?: "?" : "success");
+				 r ? errno_name(errno) : "success");
 			record_failure(msg);
 			*bad = 1;
 		}

@@ -1207,7 +1207,7 @@ static bool qp_device_moved(struct thr *t, const struct call *c,
 
 	if (ioctl(c->fd, RDMACHAN_IOC_QUERY_QP, &q)) {
 		fail(t, "%s: QUERY_QP of the QP afterwards: %s", c->desc,
-		     strerrorname_np(errno) ?: "?");
+		     errno_name(errno));
 		return true;
 	}
 	if (q.out_attr.qp_state != QPS_ERR || (!qp->posted && !qp->srq)) {
@@ -1776,7 +1776,7 @@ static void act_post(struct thr *t, int kind)
 		    (!c.ret && posted != n))
 			fail(t, "%s: %u of %u requests posted (the first bad one %d), %s",
 			     c.desc, posted, n, (int)bad,
-			     c.ret ? strerrorname_np(c.err) ?: "?" : "success");
+			     c.ret ? errno_name(c.err) : "success");
 		if (posted <= n)
 			stat_add(ST_WRS_POSTED, posted);
 	}
