@@ -295,7 +295,7 @@ selftests-stock: $(STOCK_SELFTESTS)
 $(B)/selftests-stock/%: selftests/%.c selftests/*.h
 	@test -r "$(LINUX_SRC)/tools/testing/selftests/kselftest_harness.h" || { echo "no kselftest_harness.h: run 'make setup'" >&2; exit 1; }
 	@mkdir -p $(dir $@)
-	$(CC) $(SELFTEST_CFLAGS) -DRDMACHAN_TEST_STOCK -o $@ $< -lrdmacm -libverbs -lpthread
+	$(CC) $(SELFTEST_CFLAGS) -DRDMACHAN_TEST_STOCK -o $@ $< -lrdmacm -libverbs -lpthread -ldl
 
 setup:
 	vm/setup

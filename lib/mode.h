@@ -78,6 +78,7 @@ int ibv_dofork_range(void *base, size_t size);
 	X(ibv_get_device_name) X(ibv_get_device_guid)			\
 	X(ibv_get_device_index) X(ibv_open_device) X(ibv_close_device)	\
 	X(ibv_query_device) X(ibv_query_port) X(ibv_query_gid)		\
+	X(ibv_query_pkey) X(ibv_get_pkey_index)				\
 	X(_ibv_query_gid_ex) X(_ibv_query_gid_table)			\
 	X(ibv_get_async_event) X(ibv_ack_async_event)			\
 	X(ibv_alloc_pd) X(ibv_dealloc_pd) X(ibv_reg_mr)			\

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * librdmachan: ibv_query_device, ibv_query_port, ibv_query_gid and the
- * GID table entries of ibv_query_gid_ex and ibv_query_gid_table.
+ * librdmachan: ibv_query_device, ibv_query_port, ibv_query_gid, the GID
+ * table entries of ibv_query_gid_ex and ibv_query_gid_table, and the P_Key
+ * table of ibv_query_pkey and ibv_get_pkey_index.
  */
+#include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "mode.h"
@@ -225,6 +229,58 @@ RDMACHAN_EXPORT int ibv_query_gid(struct ibv_context *context,
 	}
 	memcpy(gid->raw, cmd.out_gid, sizeof(gid->raw));
 	return 0;
+}
+
+/*
+ * ibv_query_pkey(3): entry @index of the port's P_Key table, read where
+ * libibverbs reads it (the device's ports/N/pkeys/I in sysfs), so that
+ * both give the same errno (ENOENT) for an entry or port that is not there.
+ */
+RDMACHAN_EXPORT int ibv_query_pkey(struct ibv_context *context,
+				   uint8_t port_num, int index, __be16 *pkey)
+{
+	RETURN_IF_BYPASS(ibv_query_pkey, context, port_num, index, pkey);
+	char path[IBV_SYSFS_PATH_MAX + 32], value[16];
+	unsigned int pkey_value;
+	ssize_t len;
+	int fd;
+
+	if (index < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/ports/%u/pkeys/%d",
+		 context->device->ibdev_path, port_num, index);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	len = read(fd, value, sizeof(value) - 1);
+	close(fd);
+	if (len < 0)
+		return -1;
+	value[len] = '\0';
+	if (sscanf(value, "%x", &pkey_value) != 1 || pkey_value > 0xffff) {
+		errno = EIO;
+		return -1;
+	}
+	*pkey = htobe16((uint16_t)pkey_value);
+	return 0;
+}
+
+/* ibv_get_pkey_index(3): the first index of @pkey in the table, or -1. */
+RDMACHAN_EXPORT int ibv_get_pkey_index(struct ibv_context *context,
+				       uint8_t port_num, __be16 pkey)
+{
+	RETURN_IF_BYPASS(ibv_get_pkey_index, context, port_num, pkey);
+	__be16 entry;
+	int index;
+
+	for (index = 0; ; index++) {
+		if (ibv_query_pkey(context, port_num, index, &entry))
+			return -1;
+		if (entry == pkey)
+			return index;
+	}
 }
 
 /* One GID table entry into @entry, as the kernel has it: 0 or an errno. */

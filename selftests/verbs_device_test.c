@@ -310,6 +310,43 @@ TEST_F(verbs, bad_port_and_gid_index)
 	EXPECT_EQ(0, gid.global.interface_id);
 }
 
+/*
+ * The P_Key table as libibverbs reads it (UCX up to 1.12 searches it on
+ * every port): RoCE's one default key, 0xffff, at index 0, the rest as
+ * sysfs has them, and ENOENT past the end or on a port that is not there.
+ */
+TEST_F(verbs, pkeys_match_sysfs)
+{
+	struct ibv_port_attr attr;
+	char path[256], line[64];
+	__be16 pkey;
+	int i;
+
+	ASSERT_EQ(0, ibv_query_port(self->ctx, 1, &attr));
+	ASSERT_LT(0, attr.pkey_tbl_len);
+	for (i = 0; i < attr.pkey_tbl_len; i++) {
+		snprintf(path, sizeof(path), SYSFS_DEV "ports/1/pkeys/%d", i);
+		pkey = htobe16(0x1234);
+		ASSERT_EQ(0, ibv_query_pkey(self->ctx, 1, i, &pkey));
+		EXPECT_EQ(strtoul(read_line(path, line, sizeof(line)), NULL, 16),
+			  be16toh(pkey)) TH_LOG("P_Key %d", i);
+	}
+	ASSERT_EQ(0, ibv_query_pkey(self->ctx, 1, 0, &pkey));
+	EXPECT_EQ(0xffff, be16toh(pkey));
+	EXPECT_EQ(0, ibv_get_pkey_index(self->ctx, 1, htobe16(0xffff)));
+
+	errno = 0;
+	EXPECT_EQ(-1, ibv_query_pkey(self->ctx, 1, attr.pkey_tbl_len, &pkey));
+	EXPECT_EQ(ENOENT, errno);
+	errno = 0;
+	EXPECT_EQ(-1, ibv_query_pkey(self->ctx, 2, 0, &pkey));
+	EXPECT_EQ(ENOENT, errno);
+	/* a key that is in no entry */
+	errno = 0;
+	EXPECT_EQ(-1, ibv_get_pkey_index(self->ctx, 1, htobe16(0x7abc)));
+	EXPECT_EQ(ENOENT, errno);
+}
+
 /* Binaries built before ibv_query_port() became a macro call the symbol. */
 TEST_F(verbs, exported_query_port_keeps_the_old_struct_size)
 {

@@ -482,6 +482,13 @@ static __maybe_unused void vt_conn_param(struct rdma_conn_param *param,
 }
 
 /*
+ * The retry count the active ends connect with: librdmacm's usual 7, which
+ * rxe takes as "retry forever"; a test of requests that go unanswered
+ * sets fewer.
+ */
+static __maybe_unused int vt_retry_count = 7;
+
+/*
  * The active end of @p, up to rdma_connect(): resolved, resources on its
  * device, a QP of @type. 0 or -1.
  */
@@ -501,6 +508,7 @@ static __maybe_unused int vt_client_connect(struct vt_pair *p,
 	if (vt_create_qp(&p->c, type, NULL))
 		return -1;
 	vt_conn_param(&param, cm_req_data, sizeof(cm_req_data));
+	param.retry_count = (uint8_t)vt_retry_count;
 	if (rdma_connect(p->c.id, &param)) {
 		fprintf(stderr, "# rdma_connect: %s\n", strerror(errno));
 		return -1;
