@@ -256,6 +256,7 @@ struct ibv_context *rdmachan_open_device(struct ibv_device *device)
 	rctx->vctx.sz = sizeof(rctx->vctx);
 	rctx->vctx.query_port = rdmachan_query_port_op;
 	rctx->vctx.query_device_ex = rdmachan_query_device_ex_op;
+	rctx->vctx.create_cq_ex = vb_create_cq_ex;
 	ctx = &rctx->vctx.context;
 	ctx->abi_compat = __VERBS_ABI_IS_EXTENDED;
 	ctx->device = device;

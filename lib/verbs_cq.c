@@ -145,6 +145,7 @@ struct ibv_cq *vb_create_cq(struct ibv_context *context, int cqe,
 	cq->ibv.cqe = (int)cmd.out_cqe;
 	pthread_mutex_init(&cq->ibv.mutex, NULL);
 	pthread_cond_init(&cq->ibv.cond, NULL);
+	pthread_mutex_init(&cq->ex_lock, NULL);
 	if (channel) {
 		pthread_mutex_lock(&context->mutex);
 		channel->refcnt++;
@@ -251,6 +252,7 @@ int vb_destroy_cq(struct ibv_cq *ibcq)
 	vb_cq_ring_unmap(cq);
 	pthread_cond_destroy(&ibcq->cond);
 	pthread_mutex_destroy(&ibcq->mutex);
+	pthread_mutex_destroy(&cq->ex_lock);
 	free(cq);
 	return 0;
 }

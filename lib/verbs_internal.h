@@ -26,7 +26,14 @@
  * ibv.mutex.
  */
 struct vb_cq {
-	struct ibv_cq ibv;
+	/* an ibv_cq_ex begins as an ibv_cq: any CQ can be polled as either */
+	union {
+		struct ibv_cq ibv;
+		struct ibv_cq_ex ex;
+	};
+	/* the completion start_poll/next_poll took, held from then to end_poll */
+	struct ibv_wc ex_wc;
+	pthread_mutex_t ex_lock;
 	unsigned int events_taken;
 	unsigned int events_acked;
 	unsigned int acks_pending;
@@ -107,6 +114,10 @@ struct ibv_cq *vb_create_cq(struct ibv_context *context, int cqe,
 			    int comp_vector);
 int vb_destroy_cq(struct ibv_cq *cq);
 int vb_cq_flush_acks(struct ibv_cq *cq);
+
+/* verbs_cq_ex.c: verbs_context.create_cq_ex, behind ibv_create_cq_ex() */
+struct ibv_cq_ex *vb_create_cq_ex(struct ibv_context *context,
+				  struct ibv_cq_init_attr_ex *attr);
 
 /* verbs_qp.c: @cm_fd and @cm_id name a CM id to bind to, or cm_fd < 0 */
 struct ibv_qp *vb_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr,

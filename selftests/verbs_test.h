@@ -63,6 +63,7 @@ enum vt_wait {
 	VT_BUSY_POLL,		/* ibv_poll_cq in a loop */
 	VT_CHANNEL,		/* armed CQ, poll() on the channel, blocking get */
 	VT_CHANNEL_NONBLOCK,	/* the same with the channel fd O_NONBLOCK */
+	VT_BUSY_POLL_EX,	/* a CQ from ibv_create_cq_ex, busy-polled */
 };
 
 /* The byte at @i of test pattern @seed: differs per seed and per offset. */
@@ -115,7 +116,8 @@ static __maybe_unused int vt_all(const void *buf, size_t len,
 }
 
 /*
- * PD, CQ (with a completion channel unless @wait is VT_BUSY_POLL) and a
+ * PD, CQ (with a completion channel when @wait is VT_CHANNEL or
+ * VT_CHANNEL_NONBLOCK, from ibv_create_cq_ex for VT_BUSY_POLL_EX) and a
  * registered buffer of @len bytes on @ctx: 0, or -1 with errno.
  */
 static __maybe_unused int vt_end_open(struct vt_end *e,
@@ -127,7 +129,7 @@ static __maybe_unused int vt_end_open(struct vt_end *e,
 	e->pd = ibv_alloc_pd(ctx);
 	if (!e->pd)
 		return -1;
-	if (wait != VT_BUSY_POLL) {
+	if (wait == VT_CHANNEL || wait == VT_CHANNEL_NONBLOCK) {
 		e->chan = ibv_create_comp_channel(ctx);
 		if (!e->chan)
 			return -1;
@@ -139,7 +141,16 @@ static __maybe_unused int vt_end_open(struct vt_end *e,
 			e->nonblock = true;
 		}
 	}
-	e->cq = ibv_create_cq(ctx, VT_CQE, e, e->chan, 0);
+	if (wait == VT_BUSY_POLL_EX) {
+		struct ibv_cq_init_attr_ex attr = {
+			.cqe = VT_CQE, .cq_context = e,
+			.wc_flags = IBV_WC_STANDARD_FLAGS,
+		};
+
+		e->cq = ibv_cq_ex_to_cq(ibv_create_cq_ex(ctx, &attr));
+	} else {
+		e->cq = ibv_create_cq(ctx, VT_CQE, e, e->chan, 0);
+	}
 	if (!e->cq)
 		return -1;
 	e->len = len;
