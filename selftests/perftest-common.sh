@@ -84,8 +84,17 @@ interop_perftest() {
 	tap_done
 }
 
-# Raw Ethernet QPs: rxe has none, so the raw_ethernet_* programs fail to
-# create their QP on rdmachan exactly as on stock.
+# rxe in Linux 5.10 makes a raw packet QP, as the stock stack asks it to,
+# but cannot steer a flow to it: stock fails a step later, in the attach
+raw_qp_unsteered() {
+	grep -qxF "error: Operation not supported" "$work/stock.log" &&
+		grep -qxF "Couldn't attach QP" "$work/stock.log" &&
+		echo "# stock made the raw packet QP and could not steer a flow to it"
+}
+
+# Raw Ethernet QPs: rdmachan has none, nor has rxe from 6.1, so the
+# raw_ethernet_* programs fail to create their QP on rdmachan exactly as on
+# stock (on 5.10, stock fails at the flow attach instead).
 t_raw_ethernet() {
 	for prog in raw_ethernet_bw raw_ethernet_lat; do
 		set -- "$prog" -d "$dev" -B 02:00:00:00:00:01 -E 02:00:00:00:00:02 --server
@@ -95,7 +104,12 @@ t_raw_ethernet() {
 		r_rc=$?
 		[ $s_rc -eq $r_rc ] && [ $r_rc -ne 0 ] && [ $r_rc -lt 124 ] &&
 			expect "$work/rdmachan.log" "Unable to create QP." &&
-			cmp -s "$work/stock.log" "$work/rdmachan.log" ||
-			{ echo "# $prog: exit $r_rc, stock $s_rc"; show "$work/rdmachan.log"; return 1; }
+			{ cmp -s "$work/stock.log" "$work/rdmachan.log" || raw_qp_unsteered; } ||
+			{
+				echo "# $prog: exit $r_rc, stock $s_rc; stock's output, then how rdmachan's differs:"
+				show "$work/stock.log"
+				diff "$work/stock.log" "$work/rdmachan.log" | sed 's/^/#   /'
+				return 1
+			}
 	done
 }

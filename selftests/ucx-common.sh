@@ -39,7 +39,8 @@ ldd "$(command -v ucx_perftest)" 2>/dev/null | grep -q 'libmpi\.' && ucx_mpi_off
 # UCT test over rc_verbs on $ucx_dev, the server on SSTACK and the client
 # on CSTACK, exchanging addresses over TCP port PORT. Both ends must
 # succeed, and the client must print its "Final:" row for ITERS iterations
-# with a latency and an overall message rate above zero (its bandwidth in
+# with a latency (typical or, for UCX 1.10 which prints its typical one as
+# 0.000, average) and an overall message rate above zero (its bandwidth in
 # MB/s rounds to 0.00 for 8-byte atomics under the debug kernel, its
 # average rate may be -nan).
 ucx() {
@@ -59,8 +60,16 @@ ucx() {
 	[ $ux_rc -eq 0 ] || return 1
 	statuses 0 0 || return 1
 	has_row "Final: row for $4 iterations" \
-		"\$1 == \"Final:\" && \$2 == $4 && \$3 > 0 && \$9 > 0" || return 1
-	no_lines -E "UCX +(ERROR|WARN)"
+		"\$1 == \"Final:\" && \$2 == $4 && (\$3 > 0 || \$4 > 0) && \$9 > 0" || return 1
+	ucx_no_lines "UCX +(ERROR|WARN)"
+}
+
+# ucx_no_lines PATTERN: no line of either end's log matches the extended
+# regex PATTERN, but for UCX 1.10's warning that rxe has no PCI vendor id
+# in sysfs (rxe has no PCI device; either stack alike); shows those that do
+ucx_no_lines() {
+	! grep -hE -- "$1" "$work/server.log" "$work/client.log" |
+		grep -vF "could not read device/vendor id from sysfs" | sed 's/^/# /' | grep .
 }
 
 # ucx_teardown_abort LOG STATUS DONE: the run whose output is LOG, which
@@ -101,16 +110,37 @@ t_io_demo() {
 	fi
 	ucx_teardown_abort "$work/server.log" "$srv_rc" "Remote id is" && srv_rc=0
 	statuses 0 0 || return 1
+	# the server's word that a client came: UCX 1.10 logs the request
+	io_came="Remote id is"
+	grep -qF "got new connection request" "$work/server.log" &&
+		! grep -qF "$io_came" "$work/server.log" && io_came="got new connection request"
 	expect "$work/client.log" "Connected to server [0] $addr" "$io_done" &&
-		expect "$work/server.log" "Remote id is" &&
-		no_lines -E "UCX +(ERROR|WARN)|data corruption|[Mm]ismatch"
+		expect "$work/server.log" "$io_came" &&
+		ucx_no_lines "UCX +(ERROR|WARN)|data corruption|[Mm]ismatch"
 }
 
 # interop_ucx SSTACK CSTACK: UCX's rc_verbs across the stacks
 # (compat_interop_ucx_*_test.sh)
+# ucx_stock_cannot_open: the stock stack's UCX cannot open rc_verbs on
+# $ucx_dev (ucx_info -d says "< failed to open interface >" there). Debian
+# 11's UCX 1.10 makes its CQs with ibv_create_cq_ex and falls back to
+# ibv_create_cq only on ENOSYS, and rdma-core 33's rxe provider has no
+# create_cq_ex (34 added it), so every stock UCX end fails with "ibv_create_cq
+# ... Operation not supported"; rdmachan's drop-in has it.
+ucx_stock_cannot_open() {
+	timeout 60 ucx_info -d 2>&1 | awk -v d="$ucx_dev" '
+		$2 == "Transport:" { tl = ($3 == "rc_verbs"); on_dev = 0; next }
+		tl && $2 == "Device:" { on_dev = ($3 == d); next }
+		tl && on_dev && /< failed to open interface >/ { failed = 1 }
+		END { exit !failed }'
+}
+
 interop_ucx() {
 	tap_plan 5
 	d="server on $(stack_name "$1"), client on $(stack_name "$2")"
+	if [ -z "$ucx_missing" ] && ucx_stock_cannot_open; then
+		ucx_missing="the stock stack's UCX cannot open rc_verbs on $ucx_dev here (UCX 1.10 with an rxe provider without ibv_create_cq_ex)"
+	fi
 	ucx_test "ucx_perftest am_lat, $d" ucx "$1" "$2" 18801 1000 "-t am_lat"
 	ucx_test "ucx_perftest put_bw zero-copy, $d" \
 		ucx "$1" "$2" 18802 200 "-t put_bw -D zcopy -s 65536"
