@@ -347,27 +347,25 @@ rping_posts_in_reset() {
 	[ "${rp_version%%.*}" -lt 40 ] 2>/dev/null
 }
 
+rping_q_server="rping -s -q -v -V -C 5 -a $addr -p 7175"
+rping_q_client="rping -c -q -v -V -C 5 -a $addr -p 7175"
+
 # t_rping_q_refused SSTACK CSTACK: that refusal, on whichever end is
-# rdmachan's and gets to its receive first; nothing waits for the time limit
+# rdmachan's and gets to its receive first. A client posts before it
+# connects, and the server, waiting in vain, is stopped; a server posts
+# once it has the request, and its stock client is rejected.
 t_rping_q_refused() {
+	[ "$2" = r ] && persistent_server=1
+	pair "$1" "$2" "cm_listening 7175" "$rping_q_server" "$rping_q_client"
+	rq_rc=$?
+	persistent_server=
+	[ $rq_rc -eq 0 ] || return 1
 	if [ "$2" = r ]; then
-		# the client posts before it connects; the server then waits in
-		# vain and is stopped
-		persistent_server=1
-		pair "$1" "$2" "cm_listening 7175" "rping -s -q -v -V -C 5 -a $addr -p 7175" \
-			"rping -c -q -v -V -C 5 -a $addr -p 7175"
-		rq_rc=$?
-		persistent_server=
-		[ $rq_rc -eq 0 ] || return 1
 		statuses 0 22 && expect "$work/client.log" "ibv_post_recv failed: 22"
-		return
+	else
+		statuses 22 255 && expect "$work/server.log" "ibv_post_recv failed: 22" &&
+			expect "$work/client.log" "RDMA_CM_EVENT_REJECTED"
 	fi
-	# the server posts once it has the request, and its id goes: the
-	# stock client is rejected
-	pair "$1" "$2" "cm_listening 7175" "rping -s -q -v -V -C 5 -a $addr -p 7175" \
-		"rping -c -q -v -V -C 5 -a $addr -p 7175" || return 1
-	statuses 22 255 && expect "$work/server.log" "ibv_post_recv failed: 22" &&
-		expect "$work/client.log" "RDMA_CM_EVENT_REJECTED"
 }
 
 # rping -q: the program makes its own QP and moves it with
@@ -379,8 +377,7 @@ t_rping_q() {
 		t_rping_q_refused "$1" "$2"
 		return
 	fi
-	pair "$1" "$2" "cm_listening 7175" "rping -s -q -v -V -C 5 -a $addr -p 7175" \
-		"rping -c -q -v -V -C 5 -a $addr -p 7175" || return 1
+	pair "$1" "$2" "cm_listening 7175" "$rping_q_server" "$rping_q_client" || return 1
 	statuses 0 0 || return 1
 	expect_count "$work/client.log" 5 '^ping data: rdma-ping-[0-9]+: ' &&
 		expect_count "$work/server.log" 5 '^server ping data: rdma-ping-[0-9]+: ' &&
