@@ -292,6 +292,7 @@ TEST_F_TIMEOUT(removal, device_removal_under_ids, NETDEV_TIMEOUT_S)
 	long t0;
 	char r;
 
+	CM_SKIP_IF_UVERBS_REMOVED_FIRST();
 	ASSERT_EQ(0, pipe(ready));
 	user = fork();
 	ASSERT_LE(0, user);

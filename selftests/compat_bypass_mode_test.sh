@@ -17,7 +17,8 @@ bypass_libraries_load() {
 	out=$("$run" sh -c 'ldd "$(command -v rping)"')
 	echo "$out" | grep -q "librdmacm.so.1 => .*/build/bypass/librdmacm.so.1" ||
 		{ echo "# $out"; return 1; }
-	echo "$out" | grep -q "libibverbs.so.1 => /lib/" ||
+	# the system's, under /lib or (merged /usr, Debian 14) /usr/lib
+	echo "$out" | grep -Eq "libibverbs.so.1 => (/usr)?/lib/" ||
 		{ echo "# $out"; return 1; }
 }
 

@@ -112,6 +112,7 @@ TEST_F_TIMEOUT(removal, device_fatal_and_device_removal, TIMEOUT_S)
 	struct ibv_async_event ev;
 	struct ibv_context *ctx;
 
+	CM_SKIP_IF_UVERBS_REMOVED_FIRST();
 	ASSERT_EQ(0, vt_remove_device_under(removal_user, &status,
 					    &del_status));
 	ASSERT_TRUE(WIFEXITED(status)) TH_LOG("user status %#x", status);

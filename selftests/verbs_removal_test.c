@@ -137,6 +137,7 @@ TEST_F_TIMEOUT(removal, receives_flushed_on_device_removal, TIMEOUT_S)
 	struct ibv_wc wc;
 	struct vt_pair p;
 
+	CM_SKIP_IF_UVERBS_REMOVED_FIRST();
 	ASSERT_EQ(0, vt_remove_device_under(removal_user, &status,
 					    &del_status));
 	ASSERT_TRUE(WIFEXITED(status)) TH_LOG("user status %#x", status);
