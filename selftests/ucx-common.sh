@@ -119,8 +119,6 @@ t_io_demo() {
 		ucx_no_lines "UCX +(ERROR|WARN)|data corruption|[Mm]ismatch"
 }
 
-# interop_ucx SSTACK CSTACK: UCX's rc_verbs across the stacks
-# (compat_interop_ucx_*_test.sh)
 # ucx_stock_cannot_open: the stock stack's UCX cannot open rc_verbs on
 # $ucx_dev (ucx_info -d says "< failed to open interface >" there). Debian
 # 11's UCX 1.10 makes its CQs with ibv_create_cq_ex and falls back to
@@ -135,6 +133,8 @@ ucx_stock_cannot_open() {
 		END { exit !failed }'
 }
 
+# interop_ucx SSTACK CSTACK: UCX's rc_verbs across the stacks
+# (compat_interop_ucx_*_test.sh)
 interop_ucx() {
 	tap_plan 5
 	d="server on $(stack_name "$1"), client on $(stack_name "$2")"
