@@ -247,12 +247,21 @@ int rdmachan_cmd_connect(struct rdmachan_call *call, void *arg)
 		ret = -EINVAL;
 		goto unlock;
 	}
+	if (id->qp) {
+		ret = rdmachan_rxe_rd_atomic_connect_check(id->qp);
+		if (ret) {
+			atomic_set(&id->conn_end, RDMACHAN_CONN_NONE);
+			goto unlock;
+		}
+	}
 	old = rdmachan_cm_id_begin_state(id, RDMACHAN_ID_CONNECTING);
 	ret = rdma_connect(id->cm_id, &param);
 	rdmachan_cm_id_end_state(id, old, RDMACHAN_ID_CONNECTING, ret);
 	/* no REQ went out: the id may connect again */
 	if (ret)
 		atomic_set(&id->conn_end, RDMACHAN_CONN_NONE);
+	else if (id->qp)
+		rdmachan_rxe_rd_atomic_connected(id->qp);
 unlock:
 	rdmachan_cm_id_unlock(id);
 	return ret;
@@ -273,6 +282,8 @@ static int rdmachan_cm_answer_begin(struct rdmachan_cm_id *id,
 
 int rdmachan_cmd_accept(struct rdmachan_call *call, void *arg)
 {
+	/* the CM's INIT to RTR of a bound QP gives it param's resources */
+	const u32 rtr_mask = IB_QP_MAX_DEST_RD_ATOMIC;
 	struct rdmachan_connect *cmd = arg;
 	struct rdma_conn_param param;
 	struct rdmachan_cm_id *id;
@@ -287,11 +298,15 @@ int rdmachan_cmd_accept(struct rdmachan_call *call, void *arg)
 	ret = rdmachan_cm_conn_param(id, &cmd->conn, &param);
 	/*
 	 * A bound uverbs QP is ready before the reply goes; under the
-	 * handler lock, as rxe takes one QP modify at a time only.
+	 * handler lock, as rxe takes one QP modify at a time only. A
+	 * refusal leaves the request to answer again.
 	 */
 	if (!ret && id->cm_id->qp_type != IB_QPT_UD) {
 		rdma_lock_handler(id->cm_id);
 		ret = rdmachan_user_qp_ready(id, &param);
+		if (!ret && id->qp)
+			ret = rdmachan_rxe_rd_atomic_check(id->qp, rtr_mask,
+							   param.responder_resources);
 		rdma_unlock_handler(id->cm_id);
 	}
 	if (!ret)
@@ -302,6 +317,10 @@ int rdmachan_cmd_accept(struct rdmachan_call *call, void *arg)
 		old = rdmachan_cm_id_begin_state(id, RDMACHAN_ID_ACCEPTING);
 		ret = rdma_accept(id->cm_id, &param);
 		rdmachan_cm_id_end_state(id, old, RDMACHAN_ID_ACCEPTING, ret);
+		if (id->qp)
+			rdmachan_rxe_rd_atomic_done(id->qp, rtr_mask,
+						    param.responder_resources,
+						    ret);
 		if (!ret)
 			WRITE_ONCE(id->user_context, cmd->user_context);
 		rdma_unlock_handler(id->cm_id);

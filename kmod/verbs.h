@@ -213,6 +213,12 @@ struct rdmachan_qp {
 	u32 max_inline;
 	/* one MODIFY_QP at a time: see rdmachan_qp_modify() */
 	struct mutex modify_lock;
+	/*
+	 * rxe may hold an array of the QP's max_dest_rd_atomic responder
+	 * resources (rxe_rd_atomic.c). Under modify_lock and, while the QP
+	 * is bound, its id's mutex, which connect and accept hold.
+	 */
+	bool rd_atomic_sized;
 	/* the CM id the QP is bound to, with a reference */
 	spinlock_t bind_lock;
 	struct rdmachan_cm_id *cm_id;
@@ -346,6 +352,14 @@ int rdmachan_ah_attr_from_user(struct ib_device *ibdev,
 			       const struct rdmachan_ah_attr *src,
 			       struct rdma_ah_attr *dst);
 int rdmachan_resolve_dmac(struct ib_device *ibdev, struct rdma_ah_attr *ah);
+
+/* rxe's responder resources (rxe_rd_atomic.c) */
+int rdmachan_rxe_rd_atomic_check(struct rdmachan_qp *qp, u32 mask,
+				 unsigned int responder_resources);
+void rdmachan_rxe_rd_atomic_done(struct rdmachan_qp *qp, u32 mask,
+				 unsigned int responder_resources, int result);
+int rdmachan_rxe_rd_atomic_connect_check(struct rdmachan_qp *qp);
+void rdmachan_rxe_rd_atomic_connected(struct rdmachan_qp *qp);
 
 /* QPs and CM ids */
 struct rdmachan_qp *rdmachan_cm_unbind_qp(struct rdmachan_cm_id *id,

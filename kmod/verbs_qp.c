@@ -639,7 +639,12 @@ static int rdmachan_qp_modify(struct rdmachan_qp *qp, struct ib_qp_attr *attr,
 	if (bound)
 		rdma_lock_handler(id->cm_id);
 	mutex_lock(&qp->modify_lock);
-	ret = ib_modify_qp(qp->ib, attr, mask);
+	ret = rdmachan_rxe_rd_atomic_check(qp, mask, attr->max_dest_rd_atomic);
+	if (!ret) {
+		ret = ib_modify_qp(qp->ib, attr, mask);
+		rdmachan_rxe_rd_atomic_done(qp, mask, attr->max_dest_rd_atomic,
+					    ret);
+	}
 	mutex_unlock(&qp->modify_lock);
 	if (bound)
 		rdma_unlock_handler(id->cm_id);

@@ -84,15 +84,17 @@ static __maybe_unused int raw_id_cmd(int fd, unsigned long ioc, __u32 handle,
 	return ioctl(fd, ioc, &cmd) ? errno : 0;
 }
 
-static __maybe_unused int raw_connect(int fd, unsigned long ioc, __u32 handle,
-				      const char *private_data)
+/* CONNECT or ACCEPT offering @responder_resources, the others fixed. */
+static __maybe_unused int raw_connect_rd(int fd, unsigned long ioc,
+					 __u32 handle, const char *private_data,
+					 __u8 responder_resources)
 {
 	struct rdmachan_connect cmd = { .size = sizeof(cmd), .handle = handle };
 	static unsigned int n;
 
 	/* The CM refuses a QPN pair it still remembers as a stale connection. */
 	cmd.conn.qp_num = ((getpid() & 0xfff) << 12 | (++n & 0xfff)) & 0xffffff;
-	cmd.conn.responder_resources = 1;
+	cmd.conn.responder_resources = responder_resources;
 	cmd.conn.initiator_depth = 1;
 	cmd.conn.retry_count = 7;
 	cmd.conn.rnr_retry_count = 7;
@@ -102,6 +104,12 @@ static __maybe_unused int raw_connect(int fd, unsigned long ioc, __u32 handle,
 		       cmd.conn.private_data_len);
 	}
 	return ioctl(fd, ioc, &cmd) ? errno : 0;
+}
+
+static __maybe_unused int raw_connect(int fd, unsigned long ioc, __u32 handle,
+				      const char *private_data)
+{
+	return raw_connect_rd(fd, ioc, handle, private_data, 1);
 }
 
 /* Waits up to @ms for one event; 0, ETIMEDOUT or the ioctl's errno. */

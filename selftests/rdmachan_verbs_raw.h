@@ -473,4 +473,40 @@ static __maybe_unused int raw_rc_connect(int fd, __u32 qp, __u32 dest_qpn,
 	return raw_rc_connect_with(fd, qp, dest_qpn, ah, RAW_RC_PINGPONG);
 }
 
+/* What INIT to RTR of an RC QP needs: the core refuses it with less. */
+#define RAW_RC_RTR_MASK	(IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |	\
+			 IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |		\
+			 IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER)
+
+/* To RESET and back to INIT, as a QP is taken to be connected again. */
+static __maybe_unused int raw_rc_reset_to_init(int fd, __u32 qp)
+{
+	struct rdmachan_qp_attr a = { .qp_state = IBV_QPS_RESET };
+	int ret;
+
+	ret = raw_modify_qp(fd, qp, IBV_QP_STATE, &a);
+	if (ret)
+		return ret;
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	return raw_modify_qp(fd, qp, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS, &a);
+}
+
+/* INIT to RTR with the attributes of @mask, towards @ah. */
+static __maybe_unused int raw_rc_init_to_rtr(int fd, __u32 qp,
+					     const struct rdmachan_ah_attr *ah,
+					     __u32 mask,
+					     __u8 responder_resources)
+{
+	struct rdmachan_qp_attr a = { .ah_attr = *ah };
+
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = 1;
+	a.max_dest_rd_atomic = responder_resources;
+	a.min_rnr_timer = 1;
+	return raw_modify_qp(fd, qp, mask, &a);
+}
+
 #endif /* RDMACHAN_VERBS_RAW_H */

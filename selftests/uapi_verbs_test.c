@@ -1184,15 +1184,10 @@ static int side_qp_for(struct side *s, int cm_fd, __u32 id, __u32 type)
 	return raw_create_qp(s->fd, &init, &s->qp, &s->qpn, NULL);
 }
 
-/* Client @c connects to server @srv; both ids get a kernel QP. */
-static void cm_connect_pair(struct __test_metadata *_metadata,
-			    struct side *c, struct side *srv, __u32 *listen)
+/* Client @c's id resolved towards @port, with a kernel QP in INIT. */
+static void side_client_ready(struct __test_metadata *_metadata,
+			      struct side *c, __u16 port)
 {
-	struct rdmachan_cm_event ev;
-	__u16 port;
-
-	ASSERT_EQ(0, raw_create_id(srv->fd, RDMA_PS_TCP, 0, listen));
-	ASSERT_EQ(0, raw_listen(srv->fd, *listen, 8, &port));
 	ASSERT_EQ(0, raw_create_id(c->fd, RDMA_PS_TCP, 0, &c->id));
 	ASSERT_EQ(0, raw_resolve_addr(c->fd, c->id, port));
 	ASSERT_EQ(0, raw_expect(c->fd, c->id, RDMA_CM_EVENT_ADDR_RESOLVED,
@@ -1204,6 +1199,18 @@ static void cm_connect_pair(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, side_qp_for(c, c->fd, c->id, IBV_QPT_RC));
 	/* the CM moved it to INIT */
 	EXPECT_EQ(IBV_QPS_INIT, raw_qp_state(c->fd, c->qp));
+}
+
+/* Client @c connects to server @srv; both ids get a kernel QP. */
+static void cm_connect_pair(struct __test_metadata *_metadata,
+			    struct side *c, struct side *srv, __u32 *listen)
+{
+	struct rdmachan_cm_event ev;
+	__u16 port;
+
+	ASSERT_EQ(0, raw_create_id(srv->fd, RDMA_PS_TCP, 0, listen));
+	ASSERT_EQ(0, raw_listen(srv->fd, *listen, 8, &port));
+	side_client_ready(_metadata, c, port);
 	ASSERT_EQ(0, raw_connect(c->fd, RDMACHAN_IOC_CONNECT, c->id, NULL));
 	/*
 	 * ESTABLISH before the REP came: EINVAL, where 6.1's CM would fail
@@ -1442,6 +1449,68 @@ TEST(cm_qp_refusals)
 	EXPECT_EQ(ETIMEDOUT, raw_get_event(s.fd, &ev, 0));
 	close(chfd);
 	side_close(&s);
+}
+
+/* Takes @s's QP to RTR with @responder_resources and back to INIT. */
+static int side_qp_was_in_rtr(struct side *s, __u8 responder_resources)
+{
+	struct rdmachan_ah_attr ah;
+	int ret;
+
+	ah_to_self(s->fd, s->ctx, &ah);
+	ret = raw_rc_init_to_rtr(s->fd, s->qp, &ah, RAW_RC_RTR_MASK,
+				 responder_resources);
+	return ret ? ret : raw_rc_reset_to_init(s->fd, s->qp);
+}
+
+/*
+ * The CM takes a bound QP to RTR itself: on accept with the accept's
+ * responder resources, on connect with those of the peer's REP (up to
+ * 255). A QP rxe has an array for, as it was in RTR before, is held to
+ * its size there as in a modify (verbs_modify_qp_test). A refused accept
+ * leaves the request to answer, a refused connect sends nothing.
+ */
+TEST(cm_rtr_keeps_responder_resources_within_rxe_array)
+{
+	struct rdmachan_qp_attr q = {};
+	struct rdmachan_cm_event ev;
+	struct side c, c2, srv;
+	__u32 listen = 0;
+	__u16 port;
+
+	side_open(_metadata, &c);
+	side_open(_metadata, &c2);
+	side_open(_metadata, &srv);
+	ASSERT_EQ(0, raw_create_id(srv.fd, RDMA_PS_TCP, 0, &listen));
+	ASSERT_EQ(0, raw_listen(srv.fd, listen, 8, &port));
+
+	side_client_ready(_metadata, &c, port);
+	ASSERT_EQ(0, side_qp_was_in_rtr(&c, 1));
+	EXPECT_EQ(EINVAL, raw_connect(c.fd, RDMACHAN_IOC_CONNECT, c.id, NULL));
+	EXPECT_EQ(ETIMEDOUT, raw_get_event(srv.fd, &ev, 500));
+
+	side_client_ready(_metadata, &c2, port);
+	ASSERT_EQ(0, raw_connect(c2.fd, RDMACHAN_IOC_CONNECT, c2.id, NULL));
+	ASSERT_EQ(0, raw_expect(srv.fd, listen, RDMA_CM_EVENT_CONNECT_REQUEST,
+				&ev));
+	srv.id = ev.new_id_handle;
+	ASSERT_EQ(0, side_qp_for(&srv, srv.fd, srv.id, IBV_QPT_RC));
+	ASSERT_EQ(0, side_qp_was_in_rtr(&srv, 2));
+	EXPECT_EQ(EINVAL, raw_connect_rd(srv.fd, RDMACHAN_IOC_ACCEPT, srv.id,
+					 NULL, 4));
+	EXPECT_EQ(IBV_QPS_INIT, raw_qp_state(srv.fd, srv.qp));
+	ASSERT_EQ(0, raw_connect_rd(srv.fd, RDMACHAN_IOC_ACCEPT, srv.id, NULL,
+				    2));
+	ASSERT_EQ(0, raw_expect(c2.fd, c2.id, RDMA_CM_EVENT_ESTABLISHED, NULL));
+	ASSERT_EQ(0, raw_expect(srv.fd, srv.id, RDMA_CM_EVENT_ESTABLISHED,
+				NULL));
+	ASSERT_EQ(0, raw_query_qp(srv.fd, srv.qp, &q));
+	EXPECT_EQ(IBV_QPS_RTS, q.qp_state);
+	EXPECT_EQ(2, q.max_dest_rd_atomic);
+
+	side_close(&c);
+	side_close(&c2);
+	side_close(&srv);
 }
 
 /*

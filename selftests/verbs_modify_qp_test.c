@@ -100,17 +100,7 @@ struct modify_race {
 /* INIT to RTR of an RC QP, with what makes the core and rxe allocate. */
 static int init_to_rtr(struct modify_race *r, const struct rdmachan_ah_attr *ah)
 {
-	struct rdmachan_qp_attr a = { .ah_attr = *ah };
-
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = 1;
-	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 1;
-	return raw_modify_qp(r->fd, r->qp, IBV_QP_STATE | IBV_QP_AV |
-			     IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			     IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			     IBV_QP_MIN_RNR_TIMER, &a);
+	return raw_rc_init_to_rtr(r->fd, r->qp, ah, RAW_RC_RTR_MASK, 4);
 }
 
 struct modify_racer {
@@ -146,7 +136,6 @@ static int count_ref_leaks(void)
  */
 TEST_F_TIMEOUT(qp, concurrent_modifies_one_wins_and_leak_nothing, 300)
 {
-	struct rdmachan_qp_attr a = {};
 	struct modify_racer m[2];
 	struct modify_race r = {
 		.fd = self->fd, .qp = self->qp[0], .rounds = 300,
@@ -164,13 +153,7 @@ TEST_F_TIMEOUT(qp, concurrent_modifies_one_wins_and_leak_nothing, 300)
 		ASSERT_EQ(0, pthread_create(&thr[i], NULL, modify_racer, &m[i]));
 	}
 	for (i = 0; i < r.rounds; i++) {
-		a.qp_state = IBV_QPS_RESET;
-		ASSERT_EQ(0, raw_modify_qp(self->fd, r.qp, IBV_QP_STATE, &a));
-		a.qp_state = IBV_QPS_INIT;
-		a.port_num = 1;
-		ASSERT_EQ(0, raw_modify_qp(self->fd, r.qp, IBV_QP_STATE |
-					   IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-					   IBV_QP_ACCESS_FLAGS, &a));
+		ASSERT_EQ(0, raw_rc_reset_to_init(self->fd, r.qp));
 		pthread_barrier_wait(&r.start);
 		pthread_barrier_wait(&r.done);
 		r.successes += !r.ret[0] + !r.ret[1];
@@ -190,6 +173,81 @@ TEST_F_TIMEOUT(qp, concurrent_modifies_one_wins_and_leak_nothing, 300)
 	ASSERT_EQ(0, run_cmd("rdma link delete " RDMACHAN_TEST_DEVICE));
 	EXPECT_EQ(leaks, count_ref_leaks());
 	ASSERT_EQ(0, rxe_restore());
+}
+
+/* Responder resources rxe has after a QP's INIT to RTR, or -errno. */
+static int responder_resources(int fd, __u32 qp)
+{
+	struct rdmachan_qp_attr q = {};
+	int ret = raw_query_qp(fd, qp, &q);
+
+	return ret ? -ret : q.max_dest_rd_atomic;
+}
+
+/*
+ * Linux 5.10's rxe clears the entries of a QP's old responder-resource
+ * array up to the new count: a larger one writes past the array (KASAN:
+ * slab-out-of-bounds in rxe_qp_from_attr), an array of none is written
+ * through ZERO_SIZE_PTR. No kernel says whether its rxe has the fix, so
+ * on every one a QP is never given more than it has (rxe rounds up to a
+ * power of two); a refusal is EINVAL and changes nothing.
+ */
+TEST_F(qp, responder_resources_never_outgrow_rxe_array)
+{
+	const unsigned int mask = RAW_RC_RTR_MASK;
+	struct rdmachan_ah_attr ah;
+	int fd = self->fd;
+	__u32 qp = self->qp[0];
+
+	ah_to_self(fd, self->ctx, &ah);
+	ASSERT_EQ(0, raw_rc_reset_to_init(fd, qp));
+	ASSERT_EQ(0, raw_rc_init_to_rtr(fd, qp, &ah, mask, 2));
+	ASSERT_EQ(2, responder_resources(fd, qp));
+	ASSERT_EQ(0, raw_rc_reset_to_init(fd, qp));
+	EXPECT_EQ(EINVAL, raw_rc_init_to_rtr(fd, qp, &ah, mask, 64));
+	EXPECT_EQ(EINVAL, raw_rc_init_to_rtr(fd, qp, &ah, mask, 3));
+	EXPECT_EQ(IBV_QPS_INIT, raw_qp_state(fd, qp));
+	EXPECT_EQ(2, responder_resources(fd, qp));
+	/* as many, or fewer: rxe's array is then large enough */
+	EXPECT_EQ(0, raw_rc_init_to_rtr(fd, qp, &ah, mask, 2));
+	ASSERT_EQ(0, raw_rc_reset_to_init(fd, qp));
+	EXPECT_EQ(0, raw_rc_init_to_rtr(fd, qp, &ah, mask, 1));
+	ASSERT_EQ(0, raw_rc_reset_to_init(fd, qp));
+	EXPECT_EQ(EINVAL, raw_rc_init_to_rtr(fd, qp, &ah, mask, 2));
+	/* none: the array is ZERO_SIZE_PTR, and only none fits it */
+	EXPECT_EQ(0, raw_rc_init_to_rtr(fd, qp, &ah, mask, 0));
+	ASSERT_EQ(0, raw_rc_reset_to_init(fd, qp));
+	EXPECT_EQ(EINVAL, raw_rc_init_to_rtr(fd, qp, &ah, mask, 1));
+	EXPECT_EQ(0, raw_rc_init_to_rtr(fd, qp, &ah, mask, 0));
+	EXPECT_EQ(IBV_QPS_RTR, raw_qp_state(fd, qp));
+}
+
+/*
+ * An INIT to RTR the core refuses never reaches rxe: the QP has no array
+ * yet and takes any number after it. A second QP is not limited by the
+ * first's.
+ */
+TEST_F(qp, refused_rtr_leaves_responder_resources_free)
+{
+	const unsigned int mask = RAW_RC_RTR_MASK;
+	struct raw_qp_init init = {
+		.qp_type = IBV_QPT_RC, .pd = self->pd,
+		.send_cq = self->cq, .recv_cq = self->cq,
+	};
+	struct rdmachan_ah_attr ah;
+	int fd = self->fd;
+	__u32 qp2;
+
+	ah_to_self(fd, self->ctx, &ah);
+	ASSERT_EQ(0, raw_rc_reset_to_init(fd, self->qp[0]));
+	EXPECT_EQ(EINVAL, raw_rc_init_to_rtr(fd, self->qp[0], &ah,
+					     mask & ~IBV_QP_AV, 1));
+	EXPECT_EQ(0, raw_rc_init_to_rtr(fd, self->qp[0], &ah, mask, 64));
+	EXPECT_EQ(64, responder_resources(fd, self->qp[0]));
+
+	ASSERT_EQ(0, raw_create_qp(fd, &init, &qp2, NULL, NULL));
+	ASSERT_EQ(0, raw_rc_reset_to_init(fd, qp2));
+	EXPECT_EQ(0, raw_rc_init_to_rtr(fd, qp2, &ah, mask, 128));
 }
 
 TEST_HARNESS_MAIN
