@@ -17,6 +17,9 @@
  *   their registration, so the CM sees a removal before uverbs does only
  *   where rdma_cm was loaded after ib_uverbs, as modprobe orders them
  *   (cm_events_test, device_removal_test).
+ * - 5.10's rxe writes past a QP's responder-resource array when a modify
+ *   raises max_dest_rd_atomic: on every rxe, a QP is never given more
+ *   than it has (rxe_rd_atomic.c; verbs_modify_qp_test, uapi_verbs_test).
  */
 #ifndef RDMACHAN_COMPAT_H
 #define RDMACHAN_COMPAT_H
