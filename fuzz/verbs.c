@@ -585,6 +585,17 @@ static void act_reg_mr(struct thr *t)
 			break;
 		}
 	}
+	/*
+	 * rxe cannot find an iova range's last page past the address's: the
+	 * module refuses the MR after its argument checks, before it pins.
+	 */
+	if (a->length && !es_has(&c.ok, EINVAL) &&
+	    !es_has(&c.ok, EOPNOTSUPP) &&
+	    ((a->iova & 4095) + a->length - 1) / 4096 >
+	    ((a->addr & 4095) + a->length - 1) / 4096) {
+		c.ok = ES(EINVAL, ENOMEM);
+		c.why = c.why ? c.why : "iova range ends a page later";
+	}
 	c.why = why("%s addr %#llx len %#llx iova %#llx access %#x",
 		    c.why ? c.why : "", (unsigned long long)a->addr,
 		    (unsigned long long)a->length, (unsigned long long)a->iova,

@@ -189,6 +189,22 @@ static int rdmachan_mr_check(struct rdmachan_reg_mr *cmd, u32 *access)
 	return 0;
 }
 
+/*
+ * rxe pins an MR's pages from its address but finds them by iova: where
+ * the iova's range ends in a later page than the address's does, an
+ * access to that page is past rxe's page list (7.2: a WARN in
+ * rxe_mr_iova_to_index, then a wild pointer; 6.1: EFAULT). Such an MR
+ * cannot work on rxe, so it is refused as a wrapping range is.
+ */
+static bool rdmachan_mr_past_rxe_pages(struct ib_device *ibdev,
+				       const struct rdmachan_reg_mr *cmd)
+{
+	u64 addr_last = ((cmd->addr & ~PAGE_MASK) + cmd->length - 1) >> PAGE_SHIFT;
+	u64 iova_last = ((cmd->iova & ~PAGE_MASK) + cmd->length - 1) >> PAGE_SHIFT;
+
+	return ibdev->ops.driver_id == RDMA_DRIVER_RXE && iova_last > addr_last;
+}
+
 static const struct rdmachan_verbs_kind rdmachan_mr_kind = {
 	.type = RDMACHAN_OBJ_MR,
 	.rank = RDMACHAN_RANK_MR,
@@ -223,6 +239,10 @@ int rdmachan_cmd_reg_mr(struct rdmachan_call *call, void *arg)
 	ibdev = rdmachan_pd_enter(file, cmd->pd, &mr->v, &pd);
 	if (IS_ERR(ibdev))
 		return PTR_ERR(ibdev);
+	if (rdmachan_mr_past_rxe_pages(ibdev, cmd)) {
+		ret = -EINVAL;
+		goto out_exit;
+	}
 	/* Pins the pages of current->mm: unmapped memory is -EFAULT. */
 	ibmr = ib_reg_user_mr(pd->ib, cmd->addr, cmd->length, cmd->iova,
 			      access);

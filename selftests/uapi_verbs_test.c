@@ -636,6 +636,50 @@ TEST_F(rc, mr_with_an_iova_of_its_own)
 					 reg.out_lkey, &posted));
 }
 
+/* An MR of @len bytes at @off into @mem, found at @iova: 0 or the errno. */
+static int reg_mr_at(int fd, __u32 pd, char *mem, __u64 off, __u64 len,
+		     __u64 iova)
+{
+	struct rdmachan_reg_mr reg = {
+		.size = sizeof(reg), .pd = pd, .access = ALL_ACCESS,
+		.addr = (uintptr_t)mem + off, .length = len, .iova = iova,
+	};
+	struct rdmachan_destroy d = { .size = sizeof(d) };
+
+	if (ioctl(fd, RDMACHAN_IOC_REG_MR, &reg))
+		return errno;
+	d.handle = reg.out_handle;
+	return ioctl(fd, RDMACHAN_IOC_DESTROY, &d) ? -errno : 0;
+}
+
+/*
+ * rxe pins an MR's pages from its address and finds them by iova: an
+ * iova range that ends in a later page than the address range would be
+ * read past rxe's page list (a WARN and a wild pointer on 7.2), so it is
+ * refused. Other offsets in the page are fine, as they are on rxe.
+ */
+TEST_F(rc, mr_whose_iova_ends_a_page_later_is_refused)
+{
+	const __u64 iova = 0x7000000000ULL;
+	long page = sysconf(_SC_PAGESIZE);
+	char *mem;
+
+	mem = mmap(NULL, 3 * page, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, mem);
+	memset(mem, 1, 3 * page);
+	EXPECT_EQ(EINVAL, reg_mr_at(self->fd, self->pd, mem, 0, page,
+				    iova + 8));
+	EXPECT_EQ(EINVAL, reg_mr_at(self->fd, self->pd, mem, page - 16, 16,
+				    iova + page - 8));
+	EXPECT_EQ(0, reg_mr_at(self->fd, self->pd, mem, 8, page, iova + 8));
+	EXPECT_EQ(0, reg_mr_at(self->fd, self->pd, mem, 24, page, iova + 16));
+	EXPECT_EQ(0, reg_mr_at(self->fd, self->pd, mem, page / 2, page, iova));
+	EXPECT_EQ(0, reg_mr_at(self->fd, self->pd, mem, 0, 2 * page,
+			       iova + 2 * page));
+	munmap(mem, 3 * page);
+}
+
 /* The payload is taken at post time, from memory that is no MR at all. */
 TEST_F(rc, inline_send_copies_at_post)
 {
