@@ -2351,6 +2351,11 @@ static void act_set_option(struct thr *t)
 			       c.a.set_option.optname == 2 ? rnd(t, 3) : rnd(t, 256);
 	c.ok = cm_errs(c.cmd);
 	es_add(&c.ok, 0);
+	/* an ACK timeout has 5 bits: refused before the id is looked up */
+	if (c.a.set_option.optname == 3 && c.a.set_option.value > 31) {
+		c.fault = F_VALUE;
+		c.ok = ES(EINVAL);
+	}
 	if (chance(t, 10)) {
 		c.fault = F_VALUE;
 		switch (rnd(t, 3)) {

@@ -447,6 +447,9 @@ enum {
 	RDMACHAN_OPTION_ID_ACK_TIMEOUT = 3,
 };
 
+/* The largest ACK timeout the QP context holds: 4.096 us * 2^31 */
+#define RDMACHAN_MAX_ACK_TIMEOUT 31
+
 int rdmachan_cmd_set_option(struct rdmachan_call *call, void *arg)
 {
 	struct rdmachan_set_option *cmd = arg;
@@ -460,6 +463,14 @@ int rdmachan_cmd_set_option(struct rdmachan_call *call, void *arg)
 		return -ENOPROTOOPT;
 	if (cmd->optname != RDMACHAN_OPTION_ID_REUSEADDR &&
 	    cmd->optname != RDMACHAN_OPTION_ID_AFONLY && cmd->value > U8_MAX)
+		return -EINVAL;
+	/*
+	 * A QP's ACK timeout has 5 bits. The CM makes a RoCE path's packet
+	 * life time of it, which 7.x's ib_send_cm_req() shifts by: more than
+	 * an int has bits (UBSAN: shift-out-of-bounds).
+	 */
+	if (cmd->optname == RDMACHAN_OPTION_ID_ACK_TIMEOUT &&
+	    cmd->value > RDMACHAN_MAX_ACK_TIMEOUT)
 		return -EINVAL;
 	id = rdmachan_cm_id_lock(call->file, cmd->handle);
 	if (IS_ERR(id))

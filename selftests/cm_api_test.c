@@ -145,6 +145,23 @@ TEST_F(api, set_option_ack_timeout)
 	EXPECT_EQ(EINVAL, set_opt(tcp, RDMA_OPTION_ID,
 				  RDMA_OPTION_ID_ACK_TIMEOUT, &wide,
 				  sizeof(wide)));
+	/*
+	 * The QP context's ACK timeout has 5 bits: more is refused, where
+	 * stock takes it and 7.x's CM then shifts an int by more than its
+	 * width when it connects (UBSAN).
+	 */
+	timeout = 32;
+#ifdef RDMACHAN_TEST_STOCK
+	EXPECT_EQ(0, set_opt(tcp, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT,
+			     &timeout, sizeof(timeout)));
+#else
+	EXPECT_EQ(EINVAL, set_opt(tcp, RDMA_OPTION_ID,
+				  RDMA_OPTION_ID_ACK_TIMEOUT, &timeout,
+				  sizeof(timeout)));
+#endif
+	timeout = 31;
+	EXPECT_EQ(0, set_opt(tcp, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT,
+			     &timeout, sizeof(timeout)));
 	/* a QP ACK timeout means nothing to a UD id */
 	EXPECT_EQ(EINVAL, set_opt(udp, RDMA_OPTION_ID,
 				  RDMA_OPTION_ID_ACK_TIMEOUT, &timeout,
