@@ -20,6 +20,10 @@
  * - 5.10's rxe writes past a QP's responder-resource array when a modify
  *   raises max_dest_rd_atomic: on every rxe, a QP is never given more
  *   than it has (rxe_rd_atomic.c; verbs_modify_qp_test, uapi_verbs_test).
+ * - 7.2's rxe reads past an MR's page list where its iova range ends a
+ *   page later than its address range: refused on every rxe
+ *   (verbs_pd_mr.c; uapi_verbs_test). An ACK timeout above 31 makes 7.2's
+ *   CM shift past an int: refused everywhere (cm_id.c; cm_api_test).
  */
 #ifndef RDMACHAN_COMPAT_H
 #define RDMACHAN_COMPAT_H
