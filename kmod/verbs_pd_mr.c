@@ -190,11 +190,12 @@ static int rdmachan_mr_check(struct rdmachan_reg_mr *cmd, u32 *access)
 }
 
 /*
- * rxe pins an MR's pages from its address but finds them by iova: where
- * the iova's range ends in a later page than the address's does, an
- * access to that page is past rxe's page list (7.2: a WARN in
- * rxe_mr_iova_to_index, then a wild pointer; 6.1: EFAULT). Such an MR
- * cannot work on rxe, so it is refused as a wrapping range is.
+ * rxe pins an MR's pages from its address; since its page list became an
+ * xarray it counts them from the iova's page. Where the iova's range ends
+ * in a later page than the address's does, an access to that page is
+ * past the list: EFAULT, and on 7.2 a WARN in rxe_mr_iova_to_index, then
+ * a wild pointer. 6.1 counts from the address and copes, but no header
+ * tells the two apart, so such an MR is refused on every rxe.
  */
 static bool rdmachan_mr_past_rxe_pages(struct ib_device *ibdev,
 				       const struct rdmachan_reg_mr *cmd)
