@@ -26,8 +26,7 @@
 /* Of the QP types the module makes, only RC has responder resources. */
 static bool rdmachan_rxe_rc_qp(struct rdmachan_qp *qp)
 {
-	return qp->type == IB_QPT_RC &&
-	       qp->ib->device->ops.driver_id == RDMA_DRIVER_RXE;
+	return qp->type == IB_QPT_RC && rdmachan_device_is_rxe(qp->ib->device);
 }
 
 /* rxe allocates a power of two of them, from the one asked for. */

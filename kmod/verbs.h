@@ -353,6 +353,12 @@ int rdmachan_ah_attr_from_user(struct ib_device *ibdev,
 			       struct rdma_ah_attr *dst);
 int rdmachan_resolve_dmac(struct ib_device *ibdev, struct rdma_ah_attr *ah);
 
+/* Soft-RoCE, whose bugs some verbs keep away from (rxe_rd_atomic.c, REG_MR) */
+static inline bool rdmachan_device_is_rxe(const struct ib_device *ibdev)
+{
+	return ibdev->ops.driver_id == RDMA_DRIVER_RXE;
+}
+
 /* rxe's responder resources (rxe_rd_atomic.c) */
 int rdmachan_rxe_rd_atomic_check(struct rdmachan_qp *qp, u32 mask,
 				 unsigned int responder_resources);

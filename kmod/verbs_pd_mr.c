@@ -203,7 +203,7 @@ static bool rdmachan_mr_past_rxe_pages(struct ib_device *ibdev,
 	u64 addr_last = ((cmd->addr & ~PAGE_MASK) + cmd->length - 1) >> PAGE_SHIFT;
 	u64 iova_last = ((cmd->iova & ~PAGE_MASK) + cmd->length - 1) >> PAGE_SHIFT;
 
-	return ibdev->ops.driver_id == RDMA_DRIVER_RXE && iova_last > addr_last;
+	return rdmachan_device_is_rxe(ibdev) && iova_last > addr_last;
 }
 
 static const struct rdmachan_verbs_kind rdmachan_mr_kind = {
