@@ -15,6 +15,13 @@
 #define RDMACHAN_EXPORT __attribute__((visibility("default")))
 #define RDMACHAN_DEV_PATH "/dev/rdmachan"
 
+/*
+ * Reads DIR/FILE into BUF as a string without its trailing newline and
+ * returns its length; -1 with errno when it cannot be read or does not fit.
+ */
+int rdmachan_read_sysfs(const char *dir, const char *file, char *buf,
+			size_t size);
+
 /* An ibv_device as the library hands it out; programs only see @ibv. */
 struct rdmachan_ibv_device {
 	struct ibv_device ibv;

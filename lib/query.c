@@ -6,11 +6,9 @@
  */
 #include <endian.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "internal.h"
 #include "mode.h"
@@ -240,25 +238,17 @@ RDMACHAN_EXPORT int ibv_query_pkey(struct ibv_context *context,
 				   uint8_t port_num, int index, __be16 *pkey)
 {
 	RETURN_IF_BYPASS(ibv_query_pkey, context, port_num, index, pkey);
-	char path[IBV_SYSFS_PATH_MAX + 32], value[16];
+	char file[64], value[16];
 	unsigned int pkey_value;
-	ssize_t len;
-	int fd;
 
 	if (index < 0) {
 		errno = EINVAL;
 		return -1;
 	}
-	snprintf(path, sizeof(path), "%s/ports/%u/pkeys/%d",
-		 context->device->ibdev_path, port_num, index);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	snprintf(file, sizeof(file), "ports/%u/pkeys/%d", port_num, index);
+	if (rdmachan_read_sysfs(context->device->ibdev_path, file, value,
+				sizeof(value)) < 0)
 		return -1;
-	len = read(fd, value, sizeof(value) - 1);
-	close(fd);
-	if (len < 0)
-		return -1;
-	value[len] = '\0';
 	if (sscanf(value, "%x", &pkey_value) != 1 || pkey_value > 0xffff) {
 		errno = EIO;
 		return -1;
