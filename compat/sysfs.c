@@ -16,7 +16,7 @@ enum {
 	GID_TYPE_SYSFS_ROCE_V2,
 };
 
-/* libibverbs' helper, which librdmachan's own queries use too */
+/* libibverbs' helper: the reader librdmachan's own queries use */
 RDMACHAN_EXPORT int ibv_read_sysfs_file(const char *dir, const char *file,
 					char *buf, size_t size)
 {
@@ -35,7 +35,7 @@ RDMACHAN_EXPORT int ibv_query_gid_type(struct ibv_context *context,
 
 	snprintf(file, sizeof(file), "ports/%u/gid_attrs/types/%u", port_num,
 		 index);
-	if (ibv_read_sysfs_file(context->device->ibdev_path, file, buf,
+	if (rdmachan_read_sysfs(context->device->ibdev_path, file, buf,
 				sizeof(buf)) < 0) {
 		/* sysfs refuses to read the type of an empty entry */
 		if (errno != EINVAL && errno != ENODATA)

@@ -16,8 +16,9 @@
 #define RDMACHAN_DEV_PATH "/dev/rdmachan"
 
 /*
- * Reads DIR/FILE into BUF as a string without its trailing newline and
- * returns its length; -1 with errno when it cannot be read or does not fit.
+ * Reads DIR/FILE (sysfs) into BUF as a string without its trailing newline
+ * and returns its length; -1 with errno when it cannot be read or does not
+ * fit (lib/sysfs.c).
  */
 int rdmachan_read_sysfs(const char *dir, const char *file, char *buf,
 			size_t size);
