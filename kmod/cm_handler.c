@@ -107,7 +107,7 @@ static void rdmachan_cm_event_effects(struct rdmachan_cm_id *id,
 		 * The QP has flushed its work requests when this is read.
 		 * Only this id's own QP: when the CM disconnects it as a
 		 * stale connection, a REQ named its QP number, which only a
-		 * file owning the QP may send (rdmachan_qp_num_usable()),
+		 * file owning the QP may send (rdmachan_qp_num_hold()),
 		 * or the peer restarted and the connection is dead anyway.
 		 */
 		rdmachan_qp_error(id);

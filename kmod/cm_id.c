@@ -186,14 +186,21 @@ out:
 	return ret;
 }
 
+/*
+ * The CM's parameters of a CONNECT or ACCEPT. A QP that the caller named
+ * by number comes back in *@named, held until the CM call has sent the
+ * number (rdma_restrack_put()); NULL when there is none.
+ */
 static int rdmachan_cm_conn_param(struct rdmachan_cm_id *id,
 				  const struct rdmachan_conn_param *src,
-				  struct rdma_conn_param *dst)
+				  struct rdma_conn_param *dst,
+				  struct rdma_restrack_entry **named)
 {
 	struct rdma_cm_id *cm_id = id->cm_id;
-	int ret;
+	struct rdma_restrack_entry *res;
 
 	lockdep_assert_held(&id->lock);
+	*named = NULL;
 	if (src->__reserved)
 		return -EINVAL;
 	memset(dst, 0, sizeof(*dst));
@@ -211,12 +218,14 @@ static int rdmachan_cm_conn_param(struct rdmachan_cm_id *id,
 		dst->qp_num = id->qp->ib->qp_num;
 		dst->srq = !!id->qp->srq;
 	} else if (id->user_qp_file) {
-		dst->qp_num = id->user_qp_num;
+		/* the bound QP's, once it is found again and held */
+		dst->qp_num = 0;
 	} else if (cm_id->device) {
-		ret = rdmachan_qp_num_usable(id->file, cm_id->device,
-					     dst->qp_num);
-		if (ret)
-			return ret;
+		res = rdmachan_qp_num_hold(id->file, cm_id->device,
+					   dst->qp_num);
+		if (IS_ERR(res))
+			return PTR_ERR(res);
+		*named = res;
 	}
 	dst->qkey = cm_id->route.addr.src_addr.ss_family == AF_IB ? src->qkey : 0;
 	return 0;
@@ -225,8 +234,10 @@ static int rdmachan_cm_conn_param(struct rdmachan_cm_id *id,
 int rdmachan_cmd_connect(struct rdmachan_call *call, void *arg)
 {
 	struct rdmachan_connect *cmd = arg;
+	struct rdma_restrack_entry *named;
 	struct rdma_conn_param param;
 	struct rdmachan_cm_id *id;
+	struct ib_qp *user_qp;
 	u32 old;
 	int ret;
 
@@ -235,9 +246,18 @@ int rdmachan_cmd_connect(struct rdmachan_call *call, void *arg)
 	id = rdmachan_cm_id_lock(call->file, cmd->handle);
 	if (IS_ERR(id))
 		return PTR_ERR(id);
-	ret = rdmachan_cm_conn_param(id, &cmd->conn, &param);
+	ret = rdmachan_cm_conn_param(id, &cmd->conn, &param, &named);
 	if (ret)
 		goto unlock;
+	/* A bound QP is held until the REQ has taken its number. */
+	rdma_lock_handler(id->cm_id);
+	user_qp = rdmachan_user_qp_hold(id);
+	if (IS_ERR(user_qp)) {
+		ret = PTR_ERR(user_qp);
+		goto unlock_handler;
+	}
+	if (user_qp)
+		param.qp_num = user_qp->qp_num;
 	/*
 	 * Active before the REQ goes, as its reply may come first. An id
 	 * that connected or was made for a request: the CM refuses it too.
@@ -245,23 +265,30 @@ int rdmachan_cmd_connect(struct rdmachan_call *call, void *arg)
 	if (atomic_cmpxchg(&id->conn_end, RDMACHAN_CONN_NONE,
 			   RDMACHAN_CONN_ACTIVE) != RDMACHAN_CONN_NONE) {
 		ret = -EINVAL;
-		goto unlock;
+		goto put_qp;
 	}
 	if (id->qp) {
 		ret = rdmachan_rxe_rd_atomic_connect_check(id->qp);
 		if (ret) {
 			atomic_set(&id->conn_end, RDMACHAN_CONN_NONE);
-			goto unlock;
+			goto put_qp;
 		}
 	}
 	old = rdmachan_cm_id_begin_state(id, RDMACHAN_ID_CONNECTING);
-	ret = rdma_connect(id->cm_id, &param);
+	ret = rdma_connect_locked(id->cm_id, &param);
 	rdmachan_cm_id_end_state(id, old, RDMACHAN_ID_CONNECTING, ret);
 	/* no REQ went out: the id may connect again */
 	if (ret)
 		atomic_set(&id->conn_end, RDMACHAN_CONN_NONE);
 	else if (id->qp)
 		rdmachan_rxe_rd_atomic_connected(id->qp);
+put_qp:
+	if (user_qp)
+		rdmachan_user_qp_put(user_qp);
+unlock_handler:
+	rdma_unlock_handler(id->cm_id);
+	if (named)
+		rdma_restrack_put(named);
 unlock:
 	rdmachan_cm_id_unlock(id);
 	return ret;
@@ -285,8 +312,10 @@ int rdmachan_cmd_accept(struct rdmachan_call *call, void *arg)
 	/* the CM's INIT to RTR of a bound QP gives it param's resources */
 	const u32 rtr_mask = IB_QP_MAX_DEST_RD_ATOMIC;
 	struct rdmachan_connect *cmd = arg;
+	struct rdma_restrack_entry *named;
 	struct rdma_conn_param param;
 	struct rdmachan_cm_id *id;
+	struct ib_qp *user_qp;
 	u32 old;
 	int ret;
 
@@ -295,25 +324,33 @@ int rdmachan_cmd_accept(struct rdmachan_call *call, void *arg)
 	id = rdmachan_cm_id_lock(call->file, cmd->handle);
 	if (IS_ERR(id))
 		return PTR_ERR(id);
-	ret = rdmachan_cm_conn_param(id, &cmd->conn, &param);
+	ret = rdmachan_cm_conn_param(id, &cmd->conn, &param, &named);
+	if (ret)
+		goto unlock;
 	/*
-	 * A bound uverbs QP is ready before the reply goes; under the
-	 * handler lock, as rxe takes one QP modify at a time only. A
-	 * refusal leaves the request to answer again.
+	 * rdma_accept() must run under the id's handler lock, and under it a
+	 * bound uverbs QP is found, readied (rxe takes one QP modify at a
+	 * time only) and held until the REP or SIDR reply has taken its
+	 * number. A refusal leaves the request to answer again.
 	 */
-	if (!ret && id->cm_id->qp_type != IB_QPT_UD) {
-		rdma_lock_handler(id->cm_id);
-		ret = rdmachan_user_qp_ready(id, &param);
-		if (!ret && id->qp)
-			ret = rdmachan_rxe_rd_atomic_check(id->qp, rtr_mask,
-							   param.responder_resources);
-		rdma_unlock_handler(id->cm_id);
+	rdma_lock_handler(id->cm_id);
+	user_qp = rdmachan_user_qp_hold(id);
+	if (IS_ERR(user_qp)) {
+		ret = PTR_ERR(user_qp);
+		goto unlock_handler;
 	}
+	if (user_qp) {
+		param.qp_num = user_qp->qp_num;
+		/* a UD QP is ready since it was bound */
+		if (id->cm_id->qp_type != IB_QPT_UD)
+			ret = rdmachan_user_qp_ready(id, user_qp, &param);
+	}
+	if (!ret && id->qp)
+		ret = rdmachan_rxe_rd_atomic_check(id->qp, rtr_mask,
+						   param.responder_resources);
 	if (!ret)
 		ret = rdmachan_cm_answer_begin(id, RDMACHAN_CONN_REQUEST);
 	if (!ret) {
-		/* rdma_accept() must run under the id's handler lock. */
-		rdma_lock_handler(id->cm_id);
 		old = rdmachan_cm_id_begin_state(id, RDMACHAN_ID_ACCEPTING);
 		ret = rdma_accept(id->cm_id, &param);
 		rdmachan_cm_id_end_state(id, old, RDMACHAN_ID_ACCEPTING, ret);
@@ -323,8 +360,14 @@ int rdmachan_cmd_accept(struct rdmachan_call *call, void *arg)
 						    ret);
 		if (!ret)
 			WRITE_ONCE(id->user_context, cmd->user_context);
-		rdma_unlock_handler(id->cm_id);
 	}
+	if (user_qp)
+		rdmachan_user_qp_put(user_qp);
+unlock_handler:
+	rdma_unlock_handler(id->cm_id);
+	if (named)
+		rdma_restrack_put(named);
+unlock:
 	rdmachan_cm_id_unlock(id);
 	return ret;
 }

@@ -521,8 +521,10 @@ void rdmachan_show_fdinfo(struct seq_file *m, struct file *filp);
 
 /* Bypass mode's QPs (user_qp.c); transitions with the CM handler lock */
 bool rdmachan_user_qp_supported(void);
+struct ib_qp *rdmachan_user_qp_hold(struct rdmachan_cm_id *id);
+void rdmachan_user_qp_put(struct ib_qp *qp);
 int rdmachan_user_qp_modify(struct rdmachan_cm_id *id, enum ib_qp_state state);
-int rdmachan_user_qp_ready(struct rdmachan_cm_id *id,
+int rdmachan_user_qp_ready(struct rdmachan_cm_id *id, struct ib_qp *qp,
 			   const struct rdma_conn_param *param);
 int rdmachan_user_qp_connected(struct rdmachan_cm_id *id);
 int rdmachan_user_qp_state(struct rdmachan_cm_id *id, enum ib_qp_state *state);

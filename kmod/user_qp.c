@@ -55,11 +55,22 @@ static bool rdmachan_user_qp_hold_uobject(struct ib_qp *qp)
 }
 
 /*
+ * @qp is a uverbs QP made on @ufile: its PD is then one of that file's
+ * objects. The pointers are only compared: no type of ib_uverbs is used.
+ * With the QP's tracker entry held.
+ */
+static bool rdmachan_user_qp_owned(const struct ib_qp *qp,
+				   const struct file *ufile)
+{
+	return !rdma_is_kernel_res(&qp->res) && qp->uobject &&
+	       qp->pd->uobject && qp->pd->uobject->ufile == ufile->private_data;
+}
+
+/*
  * QP @qpn of @cm_id's device, held, if it is a uverbs QP made on @ufile
- * (its PD is then one of that file's objects) and, when @bound is given,
- * that very QP. Else an ERR_PTR: -ENOENT for no such QP, -EACCES for
- * someone else's, or for one being destroyed. Undo with
- * rdmachan_user_qp_put().
+ * and, when @bound is given, that very QP. Else an ERR_PTR: -ENOENT for
+ * no such QP, -EACCES for someone else's, or for one being destroyed.
+ * Undo with rdmachan_user_qp_put().
  */
 static struct ib_qp *rdmachan_user_qp_get(struct rdma_cm_id *cm_id,
 					  struct file *ufile, u32 qpn,
@@ -72,9 +83,7 @@ static struct ib_qp *rdmachan_user_qp_get(struct rdma_cm_id *cm_id,
 	if (IS_ERR(res))
 		return ERR_PTR(-ENOENT);
 	qp = container_of(res, struct ib_qp, res);
-	/* The pointers are only compared: no type of ib_uverbs is used. */
-	if (rdma_is_kernel_res(res) || !qp->uobject || !qp->pd->uobject ||
-	    qp->pd->uobject->ufile != ufile->private_data) {
+	if (!rdmachan_user_qp_owned(qp, ufile)) {
 		rdma_restrack_put(res);
 		return ERR_PTR(-EACCES);
 	}
@@ -85,8 +94,8 @@ static struct ib_qp *rdmachan_user_qp_get(struct rdma_cm_id *cm_id,
 	return qp;
 }
 
-/* Ends what rdmachan_user_qp_get() holds. */
-static void rdmachan_user_qp_put(struct ib_qp *qp)
+/* Ends what rdmachan_user_qp_get() or rdmachan_user_qp_hold() holds. */
+void rdmachan_user_qp_put(struct ib_qp *qp)
 {
 	atomic_dec(&rdmachan_user_qp_uobject(qp)->usecnt);
 	rdma_restrack_put(&qp->res);
@@ -114,6 +123,24 @@ static int rdmachan_user_qp_move(struct rdma_cm_id *cm_id, struct ib_qp *qp,
 }
 
 /*
+ * The id's bound QP, found again and held for one step: NULL when the id
+ * has none, ERR_PTR(-ENOENT) when its QP is gone; a QP that took over the
+ * number is never it. Whatever uses the QP's number (a REQ, a REP, a
+ * SIDR reply) is sent before rdmachan_user_qp_put(), so the number
+ * cannot change hands meanwhile. With the id's CM handler lock held.
+ */
+struct ib_qp *rdmachan_user_qp_hold(struct rdmachan_cm_id *id)
+{
+	struct ib_qp *qp;
+
+	if (!id->user_qp_file)
+		return NULL;
+	qp = rdmachan_user_qp_get(id->cm_id, id->user_qp_file,
+				  id->user_qp_num, id->user_qp);
+	return IS_ERR(qp) ? ERR_PTR(-ENOENT) : qp;
+}
+
+/*
  * The id's bound QP to @state: 0 when the id has none, -ENOENT when its
  * QP is gone. With the id's CM handler lock held.
  */
@@ -122,12 +149,9 @@ int rdmachan_user_qp_modify(struct rdmachan_cm_id *id, enum ib_qp_state state)
 	struct ib_qp *qp;
 	int ret;
 
-	if (!id->user_qp_file)
-		return 0;
-	qp = rdmachan_user_qp_get(id->cm_id, id->user_qp_file,
-				  id->user_qp_num, id->user_qp);
-	if (IS_ERR(qp))
-		return PTR_ERR(qp) == -EACCES ? -ENOENT : PTR_ERR(qp);
+	qp = rdmachan_user_qp_hold(id);
+	if (IS_ERR_OR_NULL(qp))
+		return PTR_ERR_OR_ZERO(qp);
 	ret = rdmachan_user_qp_move(id->cm_id, qp, state);
 	rdmachan_user_qp_put(qp);
 	return ret;
@@ -135,7 +159,8 @@ int rdmachan_user_qp_modify(struct rdmachan_cm_id *id, enum ib_qp_state state)
 
 /*
  * The bound QP's state, read as the RDMA netlink's resource dump reads
- * it: with only the tracker entry held, so the process's own destroy of
+ * it: with only the tracker entry held (its QP cannot be destroyed
+ * meanwhile, so its PD can be compared), so the process's own destroy of
  * the QP is never refused for it. -ENOENT when the QP is gone. With the
  * id's @lock held.
  */
@@ -155,7 +180,8 @@ int rdmachan_user_qp_state(struct rdmachan_cm_id *id, enum ib_qp_state *state)
 	if (IS_ERR(res))
 		return -ENOENT;
 	qp = container_of(res, struct ib_qp, res);
-	if (qp == id->user_qp) {
+	/* the same QP of the same file: never another process's */
+	if (qp == id->user_qp && rdmachan_user_qp_owned(qp, id->user_qp_file)) {
 		ret = ib_query_qp(qp, &attr, IB_QP_STATE, &init);
 		if (!ret)
 			*state = attr.qp_state;
@@ -165,25 +191,19 @@ int rdmachan_user_qp_state(struct rdmachan_cm_id *id, enum ib_qp_state *state)
 }
 
 /*
- * The bound QP ready to send, as the CM readies a QP of its own: INIT
- * again with the connection's attributes (its access flags come with the
- * request or reply), RTR and RTS; the resources of @param (ACCEPT's) over
- * the CM's. With the id's CM handler lock held.
+ * @qp, the id's bound QP held by rdmachan_user_qp_hold(), ready to send,
+ * as the CM readies a QP of its own: INIT again with the connection's
+ * attributes (its access flags come with the request or reply), RTR and
+ * RTS; the resources of @param (ACCEPT's) over the CM's. With the id's CM
+ * handler lock held.
  */
-int rdmachan_user_qp_ready(struct rdmachan_cm_id *id,
+int rdmachan_user_qp_ready(struct rdmachan_cm_id *id, struct ib_qp *qp,
 			   const struct rdma_conn_param *param)
 {
 	struct rdma_cm_id *cm_id = id->cm_id;
 	struct ib_qp_attr attr = {};
-	struct ib_qp *qp;
 	int mask, ret;
 
-	if (!id->user_qp_file)
-		return 0;
-	qp = rdmachan_user_qp_get(cm_id, id->user_qp_file, id->user_qp_num,
-				  id->user_qp);
-	if (IS_ERR(qp))
-		return -ENOENT;
 	ret = rdmachan_user_qp_move(cm_id, qp, IB_QPS_INIT);
 	if (!ret) {
 		attr.qp_state = IB_QPS_RTR;
@@ -201,7 +221,6 @@ int rdmachan_user_qp_ready(struct rdmachan_cm_id *id,
 		if (!ret)
 			ret = ib_modify_qp(qp, &attr, mask);
 	}
-	rdmachan_user_qp_put(qp);
 	return ret;
 }
 
@@ -213,34 +232,51 @@ int rdmachan_user_qp_ready(struct rdmachan_cm_id *id,
  */
 int rdmachan_user_qp_connected(struct rdmachan_cm_id *id)
 {
+	struct ib_qp *qp;
 	int ret;
 
-	if (!id->user_qp_file)
+	qp = rdmachan_user_qp_hold(id);
+	if (!qp)
 		return 1;
-	ret = rdmachan_user_qp_ready(id, NULL);
+	ret = PTR_ERR_OR_ZERO(qp);
+	if (!ret)
+		ret = rdmachan_user_qp_ready(id, qp, NULL);
 	if (!ret)
 		ret = rdma_accept(id->cm_id, NULL);
-	if (ret) {
-		rdmachan_user_qp_modify(id, IB_QPS_ERR);
+	if (ret && !IS_ERR(qp))
+		rdmachan_user_qp_move(id->cm_id, qp, IB_QPS_ERR);
+	if (ret)
 		rdma_reject(id->cm_id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
-	}
+	if (!IS_ERR(qp))
+		rdmachan_user_qp_put(qp);
 	return ret;
 }
 
 static int rdmachan_user_qp_bind(struct rdmachan_cm_id *id, int fd, u32 qpn)
 {
 	struct rdma_cm_id *cm_id = id->cm_id;
-	struct file *ufile;
+	struct file *ufile, *stale = NULL;
 	struct ib_qp *qp;
 	int ret;
 
 	lockdep_assert_held(&id->lock);
-	if (id->qp || id->user_qp_file || !cm_id->device)
+	if (id->qp || !cm_id->device)
 		return -EINVAL;
 	ufile = fget(fd);
 	if (!ufile)
 		return -EBADF;
 	rdma_lock_handler(cm_id);
+	/* A bound QP that is gone gives way to a new one; a live one not. */
+	qp = rdmachan_user_qp_hold(id);
+	if (qp) {
+		ret = PTR_ERR_OR_ZERO(qp);
+		if (!ret) {
+			rdmachan_user_qp_put(qp);
+			ret = -EINVAL;
+			goto out;
+		}
+		stale = rdmachan_user_qp_unbind(id);
+	}
 	qp = rdmachan_user_qp_get(cm_id, ufile, qpn, NULL);
 	if (IS_ERR(qp)) {
 		ret = PTR_ERR(qp);
@@ -266,6 +302,8 @@ out:
 	rdma_unlock_handler(cm_id);
 	if (ufile)
 		fput(ufile);
+	if (stale)
+		fput(stale);
 	return ret;
 }
 
@@ -281,7 +319,16 @@ int rdmachan_user_qp_modify(struct rdmachan_cm_id *id, enum ib_qp_state state)
 	return 0;
 }
 
-int rdmachan_user_qp_ready(struct rdmachan_cm_id *id,
+struct ib_qp *rdmachan_user_qp_hold(struct rdmachan_cm_id *id)
+{
+	return NULL;
+}
+
+void rdmachan_user_qp_put(struct ib_qp *qp)
+{
+}
+
+int rdmachan_user_qp_ready(struct rdmachan_cm_id *id, struct ib_qp *qp,
 			   const struct rdma_conn_param *param)
 {
 	return 0;

@@ -371,8 +371,9 @@ void rdmachan_rxe_rd_atomic_connected(struct rdmachan_qp *qp);
 struct rdmachan_qp *rdmachan_cm_unbind_qp(struct rdmachan_cm_id *id,
 					  bool destroy);
 void rdmachan_qp_error(struct rdmachan_cm_id *id);
-int rdmachan_qp_num_usable(struct rdmachan_file *file,
-			   struct ib_device *ibdev, u32 qpn);
+struct rdma_restrack_entry *rdmachan_qp_num_hold(struct rdmachan_file *file,
+						 struct ib_device *ibdev,
+						 u32 qpn);
 int rdmachan_cq_save_locked(struct rdmachan_cq *cq);
 void rdmachan_cq_forget_gone(struct rdmachan_cq *cq);
 void rdmachan_cq_settle(struct rdmachan_cq *cq);

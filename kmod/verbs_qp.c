@@ -183,7 +183,7 @@ static void rdmachan_qp_event(struct ib_event *event, void *context)
 }
 
 /**
- * rdmachan_qp_num_usable() - may @file put QP number @qpn in a CM message
+ * rdmachan_qp_num_hold() - the QP that @qpn names, if @file may name it
  * @file: the caller's file
  * @ibdev: the CM id's device
  * @qpn: the QP number the caller named
@@ -194,21 +194,26 @@ static void rdmachan_qp_event(struct ib_event *event, void *context)
  * process made: through any of its files (an id's file is its event
  * channel, a QP's the device context's), or through uverbs (bypass mode,
  * which drives its own QPs with rdma_init_qp_attr()). One that names no
- * QP is the caller's own business, as on the stock stack.
+ * QP is the caller's own business, as on the stock stack. The QP found is
+ * held until the CM message has taken its number, so that the number
+ * cannot pass to another process's QP meanwhile.
  *
- * Return: 0, or -EACCES for a QP that is not the caller's.
+ * Return: NULL for a number of no QP; the QP's tracker entry, held (undo
+ * with rdma_restrack_put()); or ERR_PTR(-EACCES) for a QP that is not the
+ * caller's.
  */
-int rdmachan_qp_num_usable(struct rdmachan_file *file,
-			   struct ib_device *ibdev, u32 qpn)
+struct rdma_restrack_entry *rdmachan_qp_num_hold(struct rdmachan_file *file,
+						 struct ib_device *ibdev,
+						 u32 qpn)
 {
 	struct rdma_restrack_entry *res;
 	struct rdmachan_qp *qp;
 	struct ib_qp *ibqp;
-	int ret = -EACCES;
+	bool ours = false;
 
 	res = rdma_restrack_get_byid(ibdev, RDMA_RESTRACK_QP, qpn);
 	if (IS_ERR(res))
-		return 0;
+		return NULL;
 	ibqp = container_of(res, struct ib_qp, res);
 	/*
 	 * Our event handler makes it one of our QPs, and its context ours;
@@ -216,15 +221,15 @@ int rdmachan_qp_num_usable(struct rdmachan_file *file,
 	 */
 	if (rdmachan_qp_created_with(ibqp, rdmachan_qp_event)) {
 		qp = ibqp->qp_context;
-		if (qp->v.file->owner == file->owner)
-			ret = 0;
-	} else if (!rdma_is_kernel_res(res) && res->task &&
-		   task_tgid(res->task) == file->owner) {
+		ours = qp->v.file->owner == file->owner;
+	} else if (!rdma_is_kernel_res(res) && res->task) {
 		/* its creator's task stays while the entry is held */
-		ret = 0;
+		ours = task_tgid(res->task) == file->owner;
 	}
+	if (ours)
+		return res;
 	rdma_restrack_put(res);
-	return ret;
+	return ERR_PTR(-EACCES);
 }
 
 /*

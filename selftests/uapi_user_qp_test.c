@@ -7,8 +7,9 @@
  * ERR on disconnect on both sides, with the posted receives flushed. The
  * data path is the provider's: this program is linked with the stock
  * libibverbs, not librdmachan. Refusals: another uverbs file's QP, a
- * kernel QP, no QP, a destroyed QP, a file that is not uverbs, an id in
- * the wrong state. Races: the QP destroyed while the module drives it.
+ * kernel QP, no QP, a destroyed QP (CONNECT and ACCEPT, RC and UD, send
+ * nothing: issue 42), a file that is not uverbs, an id in the wrong
+ * state. Races: the QP destroyed while the module drives it.
  * On a kernel without the resource tracker's delete sequence the module
  * offers no bypass mode and refuses every binding with EOPNOTSUPP.
  */
@@ -494,6 +495,155 @@ TEST_F(uqp, destroyed_qp_fails_cleanly)
 	EXPECT_EQ(0, reject_request(self->fd, self->server));
 	EXPECT_EQ(0, raw_expect(self->fd, self->client,
 				RDMA_CM_EVENT_REJECTED, NULL));
+}
+
+/*
+ * Issue 42: CONNECT on an id whose bound QP was destroyed fails with
+ * ENOENT and sends nothing (the listener hears of no request), however
+ * often it is tried; the id then takes a new QP, whose number the
+ * request carries. A bound QP that is still there is not replaced.
+ */
+TEST_F(uqp, destroyed_qp_connect_sends_nothing)
+{
+	struct rdmachan_cm_event ev;
+
+	if (!self->bypass)
+		SKIP(return, NO_BYPASS_HERE);
+	ASSERT_EQ(0, bind_qp(self->fd, self->client, self->ctx->cmd_fd,
+			     self->c.qp->qp_num, 0));
+	ASSERT_EQ(0, ibv_destroy_qp(self->c.qp));
+	self->c.qp = NULL;
+	EXPECT_EQ(ENOENT, raw_connect(self->fd, RDMACHAN_IOC_CONNECT,
+				      self->client, "hello"));
+	EXPECT_EQ(ETIMEDOUT, raw_get_event(self->fd, &ev, 500));
+	EXPECT_EQ(ENOENT, raw_connect(self->fd, RDMACHAN_IOC_CONNECT,
+				      self->client, "hello"));
+	EXPECT_EQ(ETIMEDOUT, raw_get_event(self->fd, &ev, 500));
+
+	self->c.qp = make_qp(self->pd, self->c.cq, IBV_QPT_RC);
+	ASSERT_NE(NULL, self->c.qp);
+	ASSERT_EQ(0, bind_qp(self->fd, self->client, self->ctx->cmd_fd,
+			     self->c.qp->qp_num, 0));
+	EXPECT_EQ(IBV_QPS_INIT, qp_state(self->c.qp));
+	EXPECT_EQ(EINVAL, bind_qp(self->fd, self->client, self->ctx->cmd_fd,
+				  self->s.qp->qp_num, 0));
+	EXPECT_EQ(IBV_QPS_RESET, qp_state(self->s.qp));
+	ASSERT_EQ(0, raw_connect(self->fd, RDMACHAN_IOC_CONNECT, self->client,
+				 "hello"));
+	ASSERT_EQ(0, raw_expect(self->fd, self->listen,
+				RDMA_CM_EVENT_CONNECT_REQUEST, &ev));
+	EXPECT_EQ(self->c.qp->qp_num, ev.qp_num);
+	self->server = ev.new_id_handle;
+	EXPECT_EQ(0, reject_request(self->fd, self->server));
+	EXPECT_EQ(0, raw_expect(self->fd, self->client,
+				RDMA_CM_EVENT_REJECTED, NULL));
+}
+
+/*
+ * Issue 42: ACCEPT with the bound QP destroyed sends no reply (the
+ * client hears nothing); the request can then be accepted with a new QP,
+ * whose number the reply carries, and the connection is made.
+ */
+TEST_F(uqp, destroyed_qp_accept_takes_a_new_qp)
+{
+	struct rdmachan_cm_event ev;
+
+	if (!self->bypass)
+		SKIP(return, NO_BYPASS_HERE);
+	ASSERT_EQ(0, bind_qp(self->fd, self->client, self->ctx->cmd_fd,
+			     self->c.qp->qp_num, 0));
+	ASSERT_EQ(0, request_to_bound_server(self));
+	ASSERT_EQ(0, ibv_destroy_qp(self->s.qp));
+	self->s.qp = NULL;
+	EXPECT_EQ(ENOENT, raw_connect(self->fd, RDMACHAN_IOC_ACCEPT,
+				      self->server, "welcome"));
+	EXPECT_EQ(ETIMEDOUT, raw_get_event(self->fd, &ev, 500));
+
+	self->s.qp = make_qp(self->pd, self->s.cq, IBV_QPT_RC);
+	ASSERT_NE(NULL, self->s.qp);
+	ASSERT_EQ(0, bind_qp(self->fd, self->server, self->ctx->cmd_fd,
+			     self->s.qp->qp_num, 0));
+	ASSERT_EQ(0, raw_connect(self->fd, RDMACHAN_IOC_ACCEPT, self->server,
+				 "welcome"));
+	EXPECT_EQ(IBV_QPS_RTS, qp_state(self->s.qp));
+	EXPECT_EQ(0, expect_two(self->fd, self->client,
+				RDMA_CM_EVENT_ESTABLISHED, self->server,
+				RDMA_CM_EVENT_ESTABLISHED));
+	EXPECT_EQ(IBV_QPS_RTS, qp_state(self->c.qp));
+	ASSERT_EQ(0, raw_id_cmd(self->fd, RDMACHAN_IOC_DISCONNECT,
+				self->client, 0));
+	EXPECT_EQ(0, raw_expect(self->fd, self->server,
+				RDMA_CM_EVENT_DISCONNECTED, NULL));
+	ASSERT_EQ(0, raw_id_cmd(self->fd, RDMACHAN_IOC_DISCONNECT,
+				self->server, 0));
+	EXPECT_EQ(0, raw_expect(self->fd, self->client,
+				RDMA_CM_EVENT_DISCONNECTED, NULL));
+}
+
+/*
+ * Issue 42, UD: the SIDR reply carries the bound QP's number, so ACCEPT
+ * with that QP destroyed fails with ENOENT and sends no reply; with a new
+ * QP bound the client's ESTABLISHED names it. CONNECT with a destroyed
+ * bound QP fails the same way.
+ */
+TEST_F(uqp, destroyed_ud_qp_sends_no_sidr_reply)
+{
+	__u32 listen = 0, client = 0, server;
+	struct rdmachan_cm_event ev;
+	struct ibv_qp *ud;
+	__u16 port;
+
+	if (!self->bypass)
+		SKIP(return, NO_BYPASS_HERE);
+	ASSERT_EQ(0, raw_create_id(self->fd, RDMA_PS_UDP, 0, &listen));
+	ASSERT_EQ(0, raw_listen(self->fd, listen, 4, &port));
+	ASSERT_EQ(0, raw_create_id(self->fd, RDMA_PS_UDP, 0, &client));
+	ASSERT_EQ(0, raw_resolve_addr(self->fd, client, port));
+	ASSERT_EQ(0, raw_expect(self->fd, client, RDMA_CM_EVENT_ADDR_RESOLVED,
+				NULL));
+	ASSERT_EQ(0, raw_id_cmd(self->fd, RDMACHAN_IOC_RESOLVE_ROUTE, client,
+				2000));
+	ASSERT_EQ(0, raw_expect(self->fd, client, RDMA_CM_EVENT_ROUTE_RESOLVED,
+				NULL));
+
+	ud = make_qp(self->pd, self->c.cq, IBV_QPT_UD);
+	ASSERT_NE(NULL, ud);
+	ASSERT_EQ(0, bind_qp(self->fd, client, self->ctx->cmd_fd, ud->qp_num,
+			     0));
+	ASSERT_EQ(0, ibv_destroy_qp(ud));
+	EXPECT_EQ(ENOENT, raw_connect(self->fd, RDMACHAN_IOC_CONNECT, client,
+				      NULL));
+	EXPECT_EQ(ETIMEDOUT, raw_get_event(self->fd, &ev, 500));
+	/* what is gone can be unbound */
+	ASSERT_EQ(0, bind_qp(self->fd, client, 0, 0,
+			     RDMACHAN_BIND_USER_QP_UNBIND));
+	ASSERT_EQ(0, raw_connect(self->fd, RDMACHAN_IOC_CONNECT, client,
+				 NULL));
+	ASSERT_EQ(0, raw_expect(self->fd, listen,
+				RDMA_CM_EVENT_CONNECT_REQUEST, &ev));
+	server = ev.new_id_handle;
+
+	ud = make_qp(self->pd, self->s.cq, IBV_QPT_UD);
+	ASSERT_NE(NULL, ud);
+	ASSERT_EQ(0, bind_qp(self->fd, server, self->ctx->cmd_fd, ud->qp_num,
+			     0));
+	ASSERT_EQ(0, ibv_destroy_qp(ud));
+	EXPECT_EQ(ENOENT, raw_connect(self->fd, RDMACHAN_IOC_ACCEPT, server,
+				      NULL));
+	EXPECT_EQ(ETIMEDOUT, raw_get_event(self->fd, &ev, 500));
+
+	ud = make_qp(self->pd, self->s.cq, IBV_QPT_UD);
+	ASSERT_NE(NULL, ud);
+	ASSERT_EQ(0, bind_qp(self->fd, server, self->ctx->cmd_fd, ud->qp_num,
+			     0));
+	ASSERT_EQ(0, raw_connect(self->fd, RDMACHAN_IOC_ACCEPT, server, NULL));
+	ASSERT_EQ(0, raw_expect(self->fd, client, RDMA_CM_EVENT_ESTABLISHED,
+				&ev));
+	EXPECT_EQ(ud->qp_num, ev.qp_num);
+	EXPECT_EQ(0, raw_destroy(self->fd, server));
+	EXPECT_EQ(0, raw_destroy(self->fd, client));
+	EXPECT_EQ(0, raw_destroy(self->fd, listen));
+	EXPECT_EQ(0, ibv_destroy_qp(ud));
 }
 
 /* Each binding is counted in debugfs ("user_qps") until it ends. */

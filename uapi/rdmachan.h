@@ -770,8 +770,11 @@ struct rdmachan_id_cmd {
  * the calling process made, through a file of its own or through uverbs,
  * bound to the id or not; another process's QP, or a kernel one, is -EACCES
  * and nothing is sent (the CM would take the message for a stale copy of
- * that QP's connection and disconnect it). A number that names no QP is
- * sent as given.
+ * that QP's connection and disconnect it); the QP is held until the
+ * message has gone, so its number cannot pass to another QP meanwhile. A
+ * number that names no QP is sent as given. On an id with a bound uverbs
+ * QP (RDMACHAN_IOC_BIND_USER_QP), @conn.qp_num is ignored and the bound
+ * QP's number is sent; -ENOENT, nothing sent, when that QP is gone.
  */
 struct rdmachan_connect {
 	__u32 size;
@@ -1276,16 +1279,20 @@ struct rdmachan_update_cq_ring {
  * DISCONNECTED, REJECTED, UNREACHABLE, CONNECT_ERROR and DEVICE_REMOVAL
  * before they are queued, move it to ERR, which flushes its work
  * requests. The binding holds @uverbs_fd's file until the id is destroyed
- * or unbound. The QP is looked up by number for every transition and is
- * only touched while it is still a QP of that file: after it was
- * destroyed, a transition fails with -ENOENT and an event's is skipped.
- * During a transition the QP is held as a uverbs call on it holds it: the
- * process's destroy of the QP then fails with -EBUSY.
+ * or unbound, or until its device goes (DEVICE_REMOVAL drops it). The QP
+ * is looked up again for every use and is only touched while it is still
+ * that QP of that file: after it was destroyed, CONNECT and ACCEPT fail
+ * with -ENOENT and send nothing (even when its number went to another
+ * QP), a transition fails with -ENOENT, and an event's is skipped. During
+ * a use the QP is held as a uverbs call on it holds it: the process's
+ * destroy of the QP then fails with -EBUSY. A new binding replaces one
+ * whose QP is gone.
  *
  * -EOPNOTSUPP without RDMACHAN_FEATURE_USER_QP; -EBADF for a bad
  * @uverbs_fd; -ENOENT when no QP of the id's device has @qp_num; -EACCES
- * when that QP is not one of @uverbs_fd's; -EINVAL for an id with a QP,
- * without a device, or of another QP type.
+ * when that QP is not one of @uverbs_fd's; -EINVAL for an id with a QP
+ * (its own, or a bound one that is still there), without a device, or of
+ * another QP type.
  */
 struct rdmachan_bind_user_qp {
 	__u32 size;
