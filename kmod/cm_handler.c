@@ -4,6 +4,7 @@
  * the id, its QP and its joins before it goes on the file's queue, and the
  * new id of a connect request.
  */
+#include <linux/file.h>
 #include <linux/memcontrol.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
@@ -153,23 +154,20 @@ static void rdmachan_cm_event_effects(struct rdmachan_cm_id *id,
 	}
 }
 
-/* The CM's event handler of every id; it runs under the id's handler lock. */
-int rdmachan_cm_event_handler(struct rdma_cm_id *cm_id,
-			      struct rdma_cm_event *event)
+/*
+ * @event on the id's queue, after its effects. Every event other than a
+ * connect request must reach userspace; it is small enough. It is charged
+ * to the opener's cgroup but at its limit: forced, the charge would leave
+ * the cgroup over it, and the process's next page fault to the OOM killer.
+ * With the id's CM handler lock held.
+ */
+static void rdmachan_cm_report(struct rdmachan_cm_id *id,
+			       struct rdma_cm_id *cm_id,
+			       struct rdma_cm_event *event)
 {
-	struct rdmachan_cm_id *id = cm_id->context;
 	struct rdmachan_cm_event_entry *entry;
 	struct mem_cgroup *old_memcg;
 
-	if (event->event == RDMA_CM_EVENT_CONNECT_REQUEST)
-		return rdmachan_cm_connect_request(id, cm_id, event);
-
-	/*
-	 * Every other event must reach userspace; it is small enough. It is
-	 * charged to the opener's cgroup but at its limit: forced, the
-	 * charge would leave the cgroup over it, and the process's next
-	 * page fault to the OOM killer.
-	 */
 	old_memcg = set_active_memcg(id->file->memcg);
 	entry = kzalloc(sizeof(*entry), RDMACHAN_GFP | __GFP_NOWARN);
 	set_active_memcg(old_memcg);
@@ -180,11 +178,84 @@ int rdmachan_cm_event_handler(struct rdma_cm_id *cm_id,
 	rdmachan_cm_fill_event(&entry->uevent, cm_id, event);
 	rdmachan_cm_event_effects(id, entry, event);
 	rdmachan_cm_queue(id->file, entry);
+}
 
+/* The CM's event handler of every id; it runs under the id's handler lock. */
+int rdmachan_cm_event_handler(struct rdma_cm_id *cm_id,
+			      struct rdma_cm_event *event)
+{
+	struct rdmachan_cm_id *id = cm_id->context;
+
+	/* After the module's DEVICE_REMOVAL, the id hears nothing more. */
+	if (id->removal_reported && event->event != RDMA_CM_EVENT_DEVICE_REMOVAL)
+		return event->event == RDMA_CM_EVENT_CONNECT_REQUEST ? -ENODEV : 0;
+	if (event->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		return rdmachan_cm_connect_request(id, cm_id, event);
+	if (!id->removal_reported)
+		rdmachan_cm_report(id, cm_id, event);
 	if (event->event == RDMA_CM_EVENT_DEVICE_REMOVAL) {
 		kref_get(&id->obj.ref);
 		if (!queue_work(system_unbound_wq, &id->removal_work))
 			rdmachan_object_put(&id->obj);
 	}
 	return 0;
+}
+
+/*
+ * The device of @id goes: DEVICE_REMOVAL is queued now, as the CM would
+ * queue it, its QP moved to ERR first, and a bound uverbs QP's file let
+ * go, so that a program which tears down on the event closes its uverbs
+ * context and ib_uverbs' removal, which waits for that, can end. The
+ * CM's own DEVICE_REMOVAL, later, only tears the id down.
+ */
+static void rdmachan_cm_id_device_removal(struct rdmachan_cm_id *id,
+					  struct ib_device *ibdev)
+{
+	struct rdma_cm_event event = { .event = RDMA_CM_EVENT_DEVICE_REMOVAL };
+	struct file *user_qp_file = NULL;
+	struct rdma_cm_id *cm_id;
+
+	mutex_lock(&id->lock);
+	cm_id = id->cm_id;
+	if (!cm_id)
+		goto out;
+	rdma_lock_handler(cm_id);
+	if (cm_id->device == ibdev && !id->removal_reported) {
+		rdmachan_cm_report(id, cm_id, &event);
+		id->removal_reported = true;
+		user_qp_file = rdmachan_user_qp_unbind(id);
+	}
+	rdma_unlock_handler(cm_id);
+out:
+	mutex_unlock(&id->lock);
+	if (user_qp_file)
+		fput(user_qp_file);
+}
+
+static void rdmachan_cm_file_device_removal(struct rdmachan_file *file,
+					    void *ibdev)
+{
+	struct rdmachan_object *entry, *obj;
+	unsigned long handle;
+
+	xa_for_each(&file->objects, handle, entry) {
+		/* with a reference, and only if it is a CM id */
+		obj = rdmachan_object_get(file, handle, RDMACHAN_OBJ_CM_ID);
+		if (!obj)
+			continue;
+		rdmachan_cm_id_device_removal(container_of(obj,
+							   struct rdmachan_cm_id,
+							   obj), ibdev);
+		rdmachan_object_put(obj);
+	}
+}
+
+/*
+ * From the module's removal of @ibdev, which comes before ib_uverbs' and
+ * rdma_cm's: every id on the device gets its DEVICE_REMOVAL. Device
+ * removal is rare, so every open file's ids are looked at.
+ */
+void rdmachan_cm_device_removal(struct ib_device *ibdev)
+{
+	rdmachan_files_for_each(rdmachan_cm_file_device_removal, ibdev);
 }

@@ -10,6 +10,39 @@
 
 #include "rdmachan.h"
 
+/* Every open file, for device removal's walk; see the lock order. */
+static DEFINE_MUTEX(rdmachan_files_lock);
+static LIST_HEAD(rdmachan_files);
+
+void rdmachan_file_list_add(struct rdmachan_file *file)
+{
+	mutex_lock(&rdmachan_files_lock);
+	list_add_tail(&file->list, &rdmachan_files);
+	mutex_unlock(&rdmachan_files_lock);
+}
+
+void rdmachan_file_list_del(struct rdmachan_file *file)
+{
+	mutex_lock(&rdmachan_files_lock);
+	list_del(&file->list);
+	mutex_unlock(&rdmachan_files_lock);
+}
+
+/*
+ * @fn on every open file, with rdmachan_files_lock held: a file being
+ * released waits until the walk is done before its objects go.
+ */
+void rdmachan_files_for_each(void (*fn)(struct rdmachan_file *file,
+					void *arg), void *arg)
+{
+	struct rdmachan_file *file;
+
+	mutex_lock(&rdmachan_files_lock);
+	list_for_each_entry(file, &rdmachan_files, list)
+		fn(file, arg);
+	mutex_unlock(&rdmachan_files_lock);
+}
+
 void rdmachan_file_get(struct rdmachan_file *file)
 {
 	kref_get(&file->ref);

@@ -114,6 +114,13 @@ static void rdmachan_remove_one(struct ib_device *ibdev, void *client_data)
 	mutex_unlock(&rdmachan_devices_lock);
 	/* DEVICE_FATAL comes before the objects go, as with ib_uverbs. */
 	rdmachan_device_hooks->removing(dev);
+	/*
+	 * Then the CM ids hear of it and let go of the uverbs files they
+	 * hold: the module's client registers after ib_uverbs' (main.c), so
+	 * this runs before ib_uverbs' removal, which waits for every uverbs
+	 * file of the device to close, and before rdma_cm's.
+	 */
+	rdmachan_device_hooks->removing_ids(ibdev);
 
 	down_write(&dev->removal_lock);
 	dev->ibdev = NULL;

@@ -3,6 +3,7 @@
  * rdmachan: the /dev/rdmachan misc device, its files and ioctl dispatch.
  */
 #include <linux/fs.h>
+#include <linux/kmod.h>
 #include <linux/miscdevice.h>
 #include <linux/memcontrol.h>
 #include <linux/module.h>
@@ -286,6 +287,7 @@ static int rdmachan_open(struct inode *inode, struct file *filp)
 	rdmachan_cm_file_init(file);
 	file->owner = get_pid(task_tgid(current));
 	filp->private_data = file;
+	rdmachan_file_list_add(file);
 	rdmachan_debugfs_add_file(file);
 	rdmachan_count_inc(RDMACHAN_COUNT_FILES);
 	return nonseekable_open(inode, filp);
@@ -295,7 +297,8 @@ static int rdmachan_release(struct inode *inode, struct file *filp)
 {
 	struct rdmachan_file *file = filp->private_data;
 
-	/* Waits for readers of the file's debugfs entry. */
+	/* Waits for device removal's walk and readers of debugfs. */
+	rdmachan_file_list_del(file);
 	rdmachan_debugfs_remove_file(file);
 	rdmachan_verbs_file_release(file);
 	rdmachan_objects_release(file);
@@ -359,6 +362,7 @@ int rdmachan_cmd_get_info(struct rdmachan_call *call, void *arg)
 }
 
 static const struct rdmachan_device_hooks rdmachan_device_hooks = {
+	.removing_ids = rdmachan_cm_device_removal,
 	.adding = rdmachan_async_device_add,
 	.removing = rdmachan_async_device_remove,
 	.removed = rdmachan_verbs_remove_device,
@@ -369,6 +373,12 @@ static int __init rdmachan_init(void)
 	int ret;
 
 	rdmachan_debugfs_init();
+	/*
+	 * ib_uverbs' client first: the IB core removes the last registered
+	 * first, and the module's removal must free the uverbs files and
+	 * contexts that ib_uverbs' removal waits for (ib_device.c).
+	 */
+	request_module("ib_uverbs");
 	ret = rdmachan_devices_init(&rdmachan_device_hooks);
 	if (ret)
 		goto err_debugfs;
@@ -396,3 +406,4 @@ module_exit(rdmachan_exit);
 
 MODULE_DESCRIPTION("RDMA connection manager event channels over ioctl");
 MODULE_LICENSE("GPL");
+MODULE_SOFTDEP("pre: ib_uverbs");

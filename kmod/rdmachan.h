@@ -26,6 +26,8 @@
  * own line of descent, never the other way round; locks on separate
  * branches are not held together.
  *
+ *   rdmachan_files_lock (mutex; device removal's walk of the open files)
+ *     rdmachan_cm_id.lock, and what is below it
  *   rdmachan_file.verbs_lock (rwsem)
  *     rdmachan_device.removal_lock (rwsem, read: rdmachan_device_enter())
  *       rdmachan_cm_id.lock (mutex)
@@ -147,6 +149,8 @@ struct rdmachan_device_hooks {
 	void (*adding)(struct rdmachan_device *dev, struct ib_device *ibdev);
 	/* before the cut-off; also undoes @adding when the add fails */
 	void (*removing)(struct rdmachan_device *dev);
+	/* after @removing, before the cut-off: the CM ids hear of it */
+	void (*removing_ids)(struct ib_device *ibdev);
 	/* after the cut-off: every object on the device goes */
 	void (*removed)(struct rdmachan_device *dev);
 };
@@ -171,6 +175,8 @@ void rdmachan_device_exit(struct rdmachan_device *dev);
 struct rdmachan_file {
 	/* held by the open file and by device removal while it works on it */
 	struct kref ref;
+	/* in the list of open files, from open() to release() */
+	struct list_head list;
 	struct xarray objects;
 	u32 next_handle;
 	struct pid *owner;
@@ -211,6 +217,10 @@ struct rdmachan_file {
 
 void rdmachan_file_get(struct rdmachan_file *file);
 void rdmachan_file_put(struct rdmachan_file *file);
+void rdmachan_file_list_add(struct rdmachan_file *file);
+void rdmachan_file_list_del(struct rdmachan_file *file);
+void rdmachan_files_for_each(void (*fn)(struct rdmachan_file *file,
+					void *arg), void *arg);
 /* the operations of /dev/rdmachan files, which tell them apart */
 extern const struct file_operations rdmachan_fops;
 struct rdmachan_file *rdmachan_file_of(struct file *filp,
@@ -343,6 +353,11 @@ struct rdmachan_cm_id {
 	wait_queue_head_t ack_wait;
 	/* a destroy waits on @ack_wait: shown by introspection */
 	bool destroy_waiting;
+	/*
+	 * The module's own device removal queued DEVICE_REMOVAL, the id's
+	 * last event; set under the CM's handler lock.
+	 */
+	bool removal_reported;
 	/* an enum rdmachan_cm_id_state; see there */
 	u32 state;
 	/*
@@ -410,6 +425,7 @@ void rdmachan_cm_id_end_state(struct rdmachan_cm_id *id, u32 old, u32 state,
 void rdmachan_cm_id_event_state(struct rdmachan_cm_id *id, u32 event);
 int rdmachan_cm_event_handler(struct rdma_cm_id *cm_id,
 			      struct rdma_cm_event *event);
+void rdmachan_cm_device_removal(struct ib_device *ibdev);
 struct rdmachan_cm_id *rdmachan_cm_id_alloc(struct rdmachan_file *file,
 					    gfp_t gfp);
 struct rdmachan_cm_id *rdmachan_cm_id_new_child(struct rdmachan_cm_id *listen,
