@@ -261,9 +261,10 @@ $(B)/selftests/%: selftests/%.c selftests/*.h $(LIB_SO) uapi/rdmachan.h
 	@mkdir -p $(dir $@)
 	$(CC) $(SELFTEST_CFLAGS) -o $@ $< $(LIB_LINK) -lpthread -ldl
 
-# Exec'd as the user nobody from a descriptor (cm_qp_owner_test), who may
-# not reach the build tree's lib/: librdmachan is linked in.
-$(B)/selftests/qp_owner_intruder: selftests/qp_owner_intruder.c selftests/*.h $(LIB_A) uapi/rdmachan.h
+# Exec'd as the user nobody from a descriptor (cm_qp_owner_test,
+# qp_number_reuse_test), who may not reach the build tree's lib/:
+# librdmachan is linked in.
+$(B)/selftests/qp_owner_intruder $(B)/selftests/qp_reuse_victim: $(B)/selftests/%: selftests/%.c selftests/*.h $(LIB_A) uapi/rdmachan.h
 	@mkdir -p $(dir $@)
 	$(CC) $(SELFTEST_CFLAGS) -o $@ $< $(LIB_A) -lpthread -ldl
 
@@ -275,12 +276,14 @@ $(B)/selftests/stat_holder: selftests/stat_holder.c selftests/*.h $(LIB_A) uapi/
 # Bypass mode's module side, and the module's rules beside uverbs': the
 # system's libibverbs for the verbs, raw ioctls for the module; not
 # librdmachan, whose ibv_* would take over.
-UVERBS_SELFTESTS := $(B)/selftests/uapi_user_qp_test $(B)/selftests/uapi_qkey_test
+UVERBS_SELFTESTS := $(B)/selftests/uapi_user_qp_test $(B)/selftests/uapi_qkey_test \
+	$(B)/selftests/qp_number_reuse_test
 $(UVERBS_SELFTESTS): $(B)/selftests/%: selftests/%.c selftests/*.h uapi/rdmachan.h
 	@test -r "$(LINUX_SRC)/tools/testing/selftests/kselftest_harness.h" || { echo "no kselftest_harness.h: run 'make setup'" >&2; exit 1; }
 	@mkdir -p $(dir $@)
 	$(CC) $(SELFTEST_CFLAGS) -o $@ $< -libverbs -lpthread
 $(B)/selftests/uapi_user_qp_test: $(B)/selftests/qp_owner_intruder
+$(B)/selftests/qp_number_reuse_test: $(B)/selftests/qp_reuse_victim
 
 # compat_*_test: built against rdma-core's librdmacm/libibverbs like the
 # stock programs, run on the drop-in libraries through their run path.
