@@ -128,10 +128,9 @@ FIXTURE_SETUP(reuse)
 
 	self->fd = -1;
 	self->io[0] = self->io[1] = -1;
+	/* the test skips without it: a skip here would not stop it */
 	if (access(QP_INDEX_MAX, F_OK))
-		SKIP(return, "Debian's rxe hands a QP number out again only after "
-		     "2^20 QPs (minutes here); the debug kernel's rxe has "
-		     "qp_index_max for it (make check-debug)");
+		return;
 	ASSERT_NE(0, read_line(QP_INDEX_MAX, self->saved,
 			       sizeof(self->saved))[0]);
 	snprintf(value, sizeof(value), "%d", SMALL_TABLE);
@@ -183,6 +182,10 @@ TEST_F_TIMEOUT(reuse, reused_number_is_never_sent, TIMEOUT_S)
 	FILE *out;
 	__u16 port;
 
+	if (!self->saved[0])
+		SKIP(return, "Debian's rxe hands a QP number out again only after "
+		     "2^20 QPs (minutes here); the debug kernel's rxe has "
+		     "qp_index_max for it (make check-debug)");
 	fd = self->fd = open("/dev/rdmachan", O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, ioctl(fd, RDMACHAN_IOC_GET_INFO, &info));
