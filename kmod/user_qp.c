@@ -266,6 +266,11 @@ static int rdmachan_user_qp_bind(struct rdmachan_cm_id *id, int fd, u32 qpn)
 	if (!ufile)
 		return -EBADF;
 	rdma_lock_handler(cm_id);
+	/* the id heard its device go: ib_uverbs' removal must not wait */
+	if (id->removal_reported) {
+		ret = -ENODEV;
+		goto out;
+	}
 	/* A bound QP that is gone gives way to a new one; a live one not. */
 	qp = rdmachan_user_qp_hold(id);
 	if (qp) {

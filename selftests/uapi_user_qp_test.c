@@ -845,6 +845,85 @@ static int exit_with_binding(bool rdmachan_first)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/*
+ * Issue 42: once the module has sent DEVICE_REMOVAL for an id, nothing
+ * binds to it any more: the binding would hold a uverbs file that
+ * ib_uverbs' removal waits for. (In the guest's module order the CM may
+ * have torn the id down by then, which gives ENODEV too;
+ * device_removal_order_test.sh runs this in the other order, where the
+ * id lives until the process lets go of its device context.)
+ */
+FIXTURE(removal) {
+	int unused;
+};
+
+FIXTURE_SETUP(removal)
+{
+}
+
+FIXTURE_TEARDOWN(removal)
+{
+	EXPECT_EQ(0, rxe_restore());
+}
+
+TEST_F_TIMEOUT(removal, bind_refused_after_device_removal, 180)
+{
+	struct ibv_context *ctx;
+	struct rdmachan_cm_event ev;
+	struct ibv_qp *qp;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	int fd, i, ret, status;
+	__u32 id = 0;
+	pid_t del;
+
+	if (!kernel_has_restrack_begin_del())
+		SKIP(return, NO_BYPASS_HERE);
+	ASSERT_EQ(0, rxe_restore());
+	fd = open("/dev/rdmachan", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ctx = open_test_device();
+	ASSERT_NE(NULL, ctx);
+	pd = ibv_alloc_pd(ctx);
+	ASSERT_NE(NULL, pd);
+	cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+	ASSERT_NE(NULL, cq);
+	qp = make_qp(pd, cq, IBV_QPT_RC);
+	ASSERT_NE(NULL, qp);
+	ASSERT_EQ(0, raw_create_id(fd, RDMA_PS_TCP, 0, &id));
+	ASSERT_EQ(0, raw_resolve_addr(fd, id, htons(1)));
+	ASSERT_EQ(0, raw_expect(fd, id, RDMA_CM_EVENT_ADDR_RESOLVED, NULL));
+
+	del = fork();
+	ASSERT_LE(0, del);
+	if (del == 0) {
+		execlp("rdma", "rdma", "link", "delete", RDMACHAN_TEST_DEVICE,
+		       (char *)NULL);
+		_exit(127);
+	}
+	/* slow under the debug kernel */
+	for (i = 0; i < 12; i++) {
+		ret = raw_get_event(fd, &ev, 5000);
+		if (ret != ETIMEDOUT)
+			break;
+	}
+	ASSERT_EQ(0, ret);
+	EXPECT_EQ(RDMA_CM_EVENT_DEVICE_REMOVAL, ev.event);
+	EXPECT_EQ(id, ev.id_handle);
+	EXPECT_EQ(0, raw_ack(fd, &ev.event_handle, 1));
+	EXPECT_EQ(ENODEV, bind_qp(fd, id, ctx->cmd_fd, qp->qp_num, 0));
+
+	/* letting go of everything lets the removal end */
+	EXPECT_EQ(0, ibv_destroy_qp(qp));
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
+	EXPECT_EQ(0, ibv_dealloc_pd(pd));
+	EXPECT_EQ(0, ibv_close_device(ctx));
+	close(fd);
+	ASSERT_EQ(del, waitpid(del, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ASSERT_EQ(0, rxe_restore());
+}
+
 /* Without the feature a binding is refused, the QP left as it was. */
 TEST_F(uqp, bind_refused_where_there_is_no_bypass_mode)
 {

@@ -1290,9 +1290,9 @@ struct rdmachan_update_cq_ring {
  *
  * -EOPNOTSUPP without RDMACHAN_FEATURE_USER_QP; -EBADF for a bad
  * @uverbs_fd; -ENOENT when no QP of the id's device has @qp_num; -EACCES
- * when that QP is not one of @uverbs_fd's; -EINVAL for an id with a QP
- * (its own, or a bound one that is still there), without a device, or of
- * another QP type.
+ * when that QP is not one of @uverbs_fd's; -ENODEV once the id got
+ * DEVICE_REMOVAL; -EINVAL for an id with a QP (its own, or a bound one
+ * that is still there), without a device, or of another QP type.
  */
 struct rdmachan_bind_user_qp {
 	__u32 size;
