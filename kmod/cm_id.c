@@ -231,33 +231,78 @@ static int rdmachan_cm_conn_param(struct rdmachan_cm_id *id,
 	return 0;
 }
 
+/*
+ * What CONNECT and ACCEPT hold while the CM sends a QP's number: the id,
+ * locked, with its CM handler lock, and the QP the number names (the
+ * bound uverbs QP, or one named by number), held until the message has
+ * gone, so that the number cannot pass to another QP meanwhile.
+ */
+struct rdmachan_cm_send {
+	struct rdmachan_cm_id *id;
+	struct rdma_conn_param param;
+	struct rdma_restrack_entry *named;
+	struct ib_qp *user_qp;
+};
+
+static int rdmachan_cm_send_begin(struct rdmachan_call *call,
+				  const struct rdmachan_connect *cmd,
+				  struct rdmachan_cm_send *send)
+{
+	struct rdmachan_cm_id *id;
+	int ret;
+
+	id = rdmachan_cm_id_lock(call->file, cmd->handle);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	ret = rdmachan_cm_conn_param(id, &cmd->conn, &send->param,
+				     &send->named);
+	if (ret)
+		goto unlock;
+	rdma_lock_handler(id->cm_id);
+	send->user_qp = rdmachan_user_qp_hold(id);
+	if (IS_ERR(send->user_qp)) {
+		ret = PTR_ERR(send->user_qp);
+		rdma_unlock_handler(id->cm_id);
+		if (send->named)
+			rdma_restrack_put(send->named);
+		goto unlock;
+	}
+	if (send->user_qp)
+		send->param.qp_num = send->user_qp->qp_num;
+	send->id = id;
+	return 0;
+
+unlock:
+	rdmachan_cm_id_unlock(id);
+	return ret;
+}
+
+static void rdmachan_cm_send_end(struct rdmachan_cm_send *send)
+{
+	struct rdmachan_cm_id *id = send->id;
+
+	if (send->user_qp)
+		rdmachan_user_qp_put(send->user_qp);
+	rdma_unlock_handler(id->cm_id);
+	if (send->named)
+		rdma_restrack_put(send->named);
+	rdmachan_cm_id_unlock(id);
+}
+
 int rdmachan_cmd_connect(struct rdmachan_call *call, void *arg)
 {
 	struct rdmachan_connect *cmd = arg;
-	struct rdma_restrack_entry *named;
-	struct rdma_conn_param param;
+	struct rdmachan_cm_send send;
 	struct rdmachan_cm_id *id;
-	struct ib_qp *user_qp;
 	u32 old;
 	int ret;
 
 	if (cmd->__reserved || cmd->user_context)
 		return -EINVAL;
-	id = rdmachan_cm_id_lock(call->file, cmd->handle);
-	if (IS_ERR(id))
-		return PTR_ERR(id);
-	ret = rdmachan_cm_conn_param(id, &cmd->conn, &param, &named);
+	ret = rdmachan_cm_send_begin(call, cmd, &send);
 	if (ret)
-		goto unlock;
-	/* A bound QP is held until the REQ has taken its number. */
-	rdma_lock_handler(id->cm_id);
-	user_qp = rdmachan_user_qp_hold(id);
-	if (IS_ERR(user_qp)) {
-		ret = PTR_ERR(user_qp);
-		goto unlock_handler;
-	}
-	if (user_qp)
-		param.qp_num = user_qp->qp_num;
+		return ret;
+	id = send.id;
 	/*
 	 * Active before the REQ goes, as its reply may come first. An id
 	 * that connected or was made for a request: the CM refuses it too.
@@ -265,32 +310,25 @@ int rdmachan_cmd_connect(struct rdmachan_call *call, void *arg)
 	if (atomic_cmpxchg(&id->conn_end, RDMACHAN_CONN_NONE,
 			   RDMACHAN_CONN_ACTIVE) != RDMACHAN_CONN_NONE) {
 		ret = -EINVAL;
-		goto put_qp;
+		goto end;
 	}
 	if (id->qp) {
 		ret = rdmachan_rxe_rd_atomic_connect_check(id->qp);
 		if (ret) {
 			atomic_set(&id->conn_end, RDMACHAN_CONN_NONE);
-			goto put_qp;
+			goto end;
 		}
 	}
 	old = rdmachan_cm_id_begin_state(id, RDMACHAN_ID_CONNECTING);
-	ret = rdma_connect_locked(id->cm_id, &param);
+	ret = rdma_connect_locked(id->cm_id, &send.param);
 	rdmachan_cm_id_end_state(id, old, RDMACHAN_ID_CONNECTING, ret);
 	/* no REQ went out: the id may connect again */
 	if (ret)
 		atomic_set(&id->conn_end, RDMACHAN_CONN_NONE);
 	else if (id->qp)
 		rdmachan_rxe_rd_atomic_connected(id->qp);
-put_qp:
-	if (user_qp)
-		rdmachan_user_qp_put(user_qp);
-unlock_handler:
-	rdma_unlock_handler(id->cm_id);
-	if (named)
-		rdma_restrack_put(named);
-unlock:
-	rdmachan_cm_id_unlock(id);
+end:
+	rdmachan_cm_send_end(&send);
 	return ret;
 }
 
@@ -312,63 +350,44 @@ int rdmachan_cmd_accept(struct rdmachan_call *call, void *arg)
 	/* the CM's INIT to RTR of a bound QP gives it param's resources */
 	const u32 rtr_mask = IB_QP_MAX_DEST_RD_ATOMIC;
 	struct rdmachan_connect *cmd = arg;
-	struct rdma_restrack_entry *named;
-	struct rdma_conn_param param;
+	struct rdma_conn_param *param;
+	struct rdmachan_cm_send send;
 	struct rdmachan_cm_id *id;
-	struct ib_qp *user_qp;
 	u32 old;
 	int ret;
 
 	if (cmd->__reserved)
 		return -EINVAL;
-	id = rdmachan_cm_id_lock(call->file, cmd->handle);
-	if (IS_ERR(id))
-		return PTR_ERR(id);
-	ret = rdmachan_cm_conn_param(id, &cmd->conn, &param, &named);
-	if (ret)
-		goto unlock;
 	/*
 	 * rdma_accept() must run under the id's handler lock, and under it a
-	 * bound uverbs QP is found, readied (rxe takes one QP modify at a
-	 * time only) and held until the REP or SIDR reply has taken its
-	 * number. A refusal leaves the request to answer again.
+	 * bound uverbs QP is readied (rxe takes one QP modify at a time
+	 * only). A refusal leaves the request to answer again.
 	 */
-	rdma_lock_handler(id->cm_id);
-	user_qp = rdmachan_user_qp_hold(id);
-	if (IS_ERR(user_qp)) {
-		ret = PTR_ERR(user_qp);
-		goto unlock_handler;
-	}
-	if (user_qp) {
-		param.qp_num = user_qp->qp_num;
-		/* a UD QP is ready since it was bound */
-		if (id->cm_id->qp_type != IB_QPT_UD)
-			ret = rdmachan_user_qp_ready(id, user_qp, &param);
-	}
+	ret = rdmachan_cm_send_begin(call, cmd, &send);
+	if (ret)
+		return ret;
+	id = send.id;
+	param = &send.param;
+	/* a bound UD QP is ready since it was bound */
+	if (send.user_qp && id->cm_id->qp_type != IB_QPT_UD)
+		ret = rdmachan_user_qp_ready(id, send.user_qp, param);
 	if (!ret && id->qp)
 		ret = rdmachan_rxe_rd_atomic_check(id->qp, rtr_mask,
-						   param.responder_resources);
+						   param->responder_resources);
 	if (!ret)
 		ret = rdmachan_cm_answer_begin(id, RDMACHAN_CONN_REQUEST);
 	if (!ret) {
 		old = rdmachan_cm_id_begin_state(id, RDMACHAN_ID_ACCEPTING);
-		ret = rdma_accept(id->cm_id, &param);
+		ret = rdma_accept(id->cm_id, param);
 		rdmachan_cm_id_end_state(id, old, RDMACHAN_ID_ACCEPTING, ret);
 		if (id->qp)
 			rdmachan_rxe_rd_atomic_done(id->qp, rtr_mask,
-						    param.responder_resources,
+						    param->responder_resources,
 						    ret);
 		if (!ret)
 			WRITE_ONCE(id->user_context, cmd->user_context);
 	}
-	if (user_qp)
-		rdmachan_user_qp_put(user_qp);
-unlock_handler:
-	rdma_unlock_handler(id->cm_id);
-	if (named)
-		rdma_restrack_put(named);
-unlock:
-	rdmachan_cm_id_unlock(id);
+	rdmachan_cm_send_end(&send);
 	return ret;
 }
 
