@@ -471,7 +471,7 @@ static long rdmachan_async_ioctl(struct file *filp, unsigned int cmd,
 
 	if (!rdmachan_ioctl_is(cmd, RDMACHAN_IOC_GET_ASYNC_EVENT))
 		return -ENOTTY;
-	if (task_tgid(current) != q->owner)
+	if (!rdmachan_caller_owns(q->owner))
 		return -EACCES;
 	return rdmachan_get_async_event(filp, (void __user *)arg);
 }

@@ -175,7 +175,7 @@ static long rdmachan_comp_channel_ioctl(struct file *filp, unsigned int cmd,
 
 	if (!rdmachan_ioctl_is(cmd, RDMACHAN_IOC_GET_CQ_EVENT))
 		return -ENOTTY;
-	if (task_tgid(current) != ch->owner)
+	if (!rdmachan_caller_owns(ch->owner))
 		return -EACCES;
 	return rdmachan_get_cq_event(filp, (void __user *)arg);
 }

@@ -250,8 +250,7 @@ static long rdmachan_ioctl(struct file *filp, unsigned int cmd,
 	if (!op->handler || !rdmachan_ioctl_is(cmd, op->ioctl_num))
 		return -ENOTTY;
 
-	/* Like ucma and uverbs: a file belongs to the process that opened it. */
-	if (task_tgid(current) != file->owner)
+	if (!rdmachan_caller_owns(file->owner))
 		return -EACCES;
 
 	ret = rdmachan_copy_args(&buf, op->size, op->min_size, call.uarg,
@@ -321,7 +320,7 @@ static int rdmachan_mmap(struct file *filp, struct vm_area_struct *vma)
 {
 	struct rdmachan_file *file = filp->private_data;
 
-	if (task_tgid(current) != file->owner)
+	if (!rdmachan_caller_owns(file->owner))
 		return -EACCES;
 	return rdmachan_cq_ring_mmap(file, vma);
 }

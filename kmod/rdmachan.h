@@ -12,6 +12,7 @@
 #include <linux/mutex.h>
 #include <linux/pid.h>
 #include <linux/rwsem.h>
+#include <linux/sched/signal.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -214,6 +215,15 @@ struct rdmachan_file {
  * handlers) are charged to the file's @memcg through set_active_memcg().
  */
 #define RDMACHAN_GFP	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL)
+
+/*
+ * Whether the caller is the process that opened a file whose opener is
+ * @owner: like ucma and uverbs, a file is refused to any other process.
+ */
+static inline bool rdmachan_caller_owns(const struct pid *owner)
+{
+	return task_tgid(current) == owner;
+}
 
 void rdmachan_file_get(struct rdmachan_file *file);
 void rdmachan_file_put(struct rdmachan_file *file);
