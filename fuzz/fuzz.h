@@ -2,9 +2,16 @@
 /*
  * rdmachan-fuzz: what its parts share: the model of a worker's files and
  * objects, the calls, the shared-memory report, and the helpers that make
- * and check a call. rdmachan_fuzz.c holds the core, the CM calls and the
- * supervisor; verbs.c the verbs objects and the data path; cq_ring.c the
- * mapped CQ rings; async_events.c the asynchronous event files and acks.
+ * and check a call. rdmachan_fuzz.c is the supervisor; worker.c a worker's
+ * threads and their steps; model.c the model; calls.c making and checking
+ * one call; errsets.c the errnos a call may return; names.c the names and
+ * the command table; report.c time, randomness, statistics and failure
+ * reports; file_actions.c files, devices and contexts; cm_actions.c the
+ * CM id calls; cm_events.c and cm_event_actions.c the CM events, their
+ * acknowledgements and the destroys and migrates that wait for them;
+ * odd_calls.c unknown commands and forked children; verbs.c the verbs
+ * objects and the data path; cq_ring.c the mapped CQ rings;
+ * async_events.c the asynchronous event files and acks.
  */
 #ifndef RDMACHAN_FUZZ_H
 #define RDMACHAN_FUZZ_H
@@ -650,5 +657,86 @@ void ring_map(struct thr *t, const struct call *c, struct mfile *f,
 	      struct vobj *o, const struct rdmachan_create_cq *a);
 void ring_unmap(struct thr *t, struct vobj *o, const char *why);
 void act_read_ring(struct thr *t);
+
+/* names.c */
+extern const char *const fault_names[NFAULTS];
+extern const char *const stat_names[NSTATS];
+extern const char *const state_names[NSTATES];
+
+/* errsets.c */
+void es_str(const struct errset *s, char *buf, size_t len);
+struct errset cm_errs(int cmd);
+
+/* report.c */
+void sleep_ns(u64 ns);
+u64 splitmix(u64 *s);
+void put_str(int fd, const char *s);
+void dump_ring(struct slot *s, const char *who);
+
+/* model.c */
+bool hist_gone(struct mfile *f, u32 h);
+struct mobj *obj_find(struct mfile *f, u32 h);
+struct mobj *obj_add(struct worker *w, struct mfile *f, u32 h, bool ctx);
+void obj_gone(struct worker *w, struct mfile *f, struct mobj *o,
+		     bool migrated);
+struct mev *ev_find(struct mfile *f, u32 h);
+bool acked_recently(struct mfile *f, u32 h);
+void ev_acked(struct mfile *f, struct mev *e);
+int nevents(struct mfile *f, int state, u32 id_handle);
+int free_ev_slots(struct mfile *f);
+void file_finish_close(struct mfile *f);
+
+/* calls.c */
+void slot_begin(struct thr *t, struct call *c, int may_block);
+void slot_end(struct thr *t);
+u32 field32(struct call *c, size_t off);
+bool destructive(int cmd);
+bool benign(const struct call *c);
+void mark_dying(struct mobj *o);
+
+/* cm_events.c */
+const char *ev_name(u32 type);
+bool all_zero(const void *p, size_t len);
+void take_event(struct thr *t, struct call *c, int fi, const u8 *raw,
+		       u32 stride);
+void check_orphans(struct thr *t);
+
+/* file_actions.c */
+void act_open(struct thr *t);
+void act_close(struct thr *t);
+void act_nonblock(struct thr *t);
+void act_get_info(struct thr *t);
+void act_list_devices(struct thr *t);
+void act_query(struct thr *t);
+
+/* cm_actions.c */
+void act_create_id(struct thr *t, int role);
+void act_bind(struct thr *t);
+u16 listener_port(struct thr *t, u32 ps);
+void act_resolve_addr(struct thr *t);
+void act_id_cmd(struct thr *t, int cmd);
+void act_connect(struct thr *t, int cmd);
+void act_reject(struct thr *t);
+void act_set_option(struct thr *t);
+void act_bind_user_qp(struct thr *t);
+void act_query_events(struct thr *t);
+void act_init_qp_attr(struct thr *t);
+
+/* cm_event_actions.c */
+u32 claim_events(struct thr *t, struct mfile *f, u32 *handles, u32 max,
+			u32 id_handle, bool due_only);
+void release_claims(struct mfile *f, const u32 *handles, u32 n,
+			   bool acked);
+void act_get_events(struct thr *t, bool deferred_only);
+void act_ack(struct thr *t, bool deferred_only);
+void act_destroy(struct thr *t);
+void act_migrate(struct thr *t);
+
+/* odd_calls.c */
+void act_unknown(struct thr *t);
+void act_fork(struct thr *t);
+
+/* worker.c */
+void worker_main(int index, int gen, u64 seed, int nthr, u64 end_ns);
 
 #endif /* RDMACHAN_FUZZ_H */
