@@ -187,10 +187,9 @@ int rdmachan_cm_event_handler(struct rdma_cm_id *cm_id,
 	struct rdmachan_cm_id *id = cm_id->context;
 
 	/* After the module's DEVICE_REMOVAL, the id hears nothing more. */
-	if (id->removal_reported && event->event != RDMA_CM_EVENT_DEVICE_REMOVAL)
-		return event->event == RDMA_CM_EVENT_CONNECT_REQUEST ? -ENODEV : 0;
 	if (event->event == RDMA_CM_EVENT_CONNECT_REQUEST)
-		return rdmachan_cm_connect_request(id, cm_id, event);
+		return id->removal_reported ? -ENODEV :
+		       rdmachan_cm_connect_request(id, cm_id, event);
 	if (!id->removal_reported)
 		rdmachan_cm_report(id, cm_id, event);
 	if (event->event == RDMA_CM_EVENT_DEVICE_REMOVAL) {

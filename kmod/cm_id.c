@@ -244,39 +244,6 @@ struct rdmachan_cm_send {
 	struct ib_qp *user_qp;
 };
 
-static int rdmachan_cm_send_begin(struct rdmachan_call *call,
-				  const struct rdmachan_connect *cmd,
-				  struct rdmachan_cm_send *send)
-{
-	struct rdmachan_cm_id *id;
-	int ret;
-
-	id = rdmachan_cm_id_lock(call->file, cmd->handle);
-	if (IS_ERR(id))
-		return PTR_ERR(id);
-	ret = rdmachan_cm_conn_param(id, &cmd->conn, &send->param,
-				     &send->named);
-	if (ret)
-		goto unlock;
-	rdma_lock_handler(id->cm_id);
-	send->user_qp = rdmachan_user_qp_hold(id);
-	if (IS_ERR(send->user_qp)) {
-		ret = PTR_ERR(send->user_qp);
-		rdma_unlock_handler(id->cm_id);
-		if (send->named)
-			rdma_restrack_put(send->named);
-		goto unlock;
-	}
-	if (send->user_qp)
-		send->param.qp_num = send->user_qp->qp_num;
-	send->id = id;
-	return 0;
-
-unlock:
-	rdmachan_cm_id_unlock(id);
-	return ret;
-}
-
 static void rdmachan_cm_send_end(struct rdmachan_cm_send *send)
 {
 	struct rdmachan_cm_id *id = send->id;
@@ -287,6 +254,38 @@ static void rdmachan_cm_send_end(struct rdmachan_cm_send *send)
 	if (send->named)
 		rdma_restrack_put(send->named);
 	rdmachan_cm_id_unlock(id);
+}
+
+static int rdmachan_cm_send_begin(struct rdmachan_call *call,
+				  const struct rdmachan_connect *cmd,
+				  struct rdmachan_cm_send *send)
+{
+	struct rdmachan_cm_id *id;
+	struct ib_qp *user_qp;
+	int ret;
+
+	id = rdmachan_cm_id_lock(call->file, cmd->handle);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	ret = rdmachan_cm_conn_param(id, &cmd->conn, &send->param,
+				     &send->named);
+	if (ret) {
+		rdmachan_cm_id_unlock(id);
+		return ret;
+	}
+	send->id = id;
+	send->user_qp = NULL;
+	rdma_lock_handler(id->cm_id);
+	user_qp = rdmachan_user_qp_hold(id);
+	if (IS_ERR(user_qp)) {
+		rdmachan_cm_send_end(send);
+		return PTR_ERR(user_qp);
+	}
+	if (user_qp) {
+		send->user_qp = user_qp;
+		send->param.qp_num = user_qp->qp_num;
+	}
+	return 0;
 }
 
 int rdmachan_cmd_connect(struct rdmachan_call *call, void *arg)

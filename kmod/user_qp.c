@@ -238,17 +238,18 @@ int rdmachan_user_qp_connected(struct rdmachan_cm_id *id)
 	qp = rdmachan_user_qp_hold(id);
 	if (!qp)
 		return 1;
-	ret = PTR_ERR_OR_ZERO(qp);
-	if (!ret)
+	if (IS_ERR(qp)) {
+		ret = PTR_ERR(qp);
+	} else {
 		ret = rdmachan_user_qp_ready(id, qp, NULL);
-	if (!ret)
-		ret = rdma_accept(id->cm_id, NULL);
-	if (ret && !IS_ERR(qp))
-		rdmachan_user_qp_move(id->cm_id, qp, IB_QPS_ERR);
+		if (!ret)
+			ret = rdma_accept(id->cm_id, NULL);
+		if (ret)
+			rdmachan_user_qp_move(id->cm_id, qp, IB_QPS_ERR);
+		rdmachan_user_qp_put(qp);
+	}
 	if (ret)
 		rdma_reject(id->cm_id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
-	if (!IS_ERR(qp))
-		rdmachan_user_qp_put(qp);
 	return ret;
 }
 
