@@ -94,11 +94,12 @@ COMPAT_LIBDIR ?= $(LIBDIR)/rdmachan
 # built for one mode (compat/mode.c, lib/bypass/mode.c); librdmachan
 # chooses at run time (lib/mode.c).
 BYPASS := $(B)/bypass
-BYPASS_LIB_OBJS := $(filter $(B)/lib/obj/cm_% $(B)/lib/obj/addrinfo.o \
+BYPASS_LIB_OBJS := $(filter $(B)/lib/obj/cm_% $(B)/lib/obj/rsocket_% \
+	$(B)/lib/obj/addrinfo.o \
 	$(B)/lib/obj/ioctl.o $(B)/lib/obj/ah_attr.o $(B)/lib/obj/strings.o \
 	$(B)/lib/obj/system_verbs.o,$(LIB_OBJS))
 BYPASS_OBJS := $(BYPASS_LIB_OBJS) $(BYPASS)/obj/mode.o \
-	$(BYPASS)/obj/stubs.o $(COMPAT)/obj/rpoll.o
+	$(BYPASS)/obj/stubs.o
 BYPASS_SO := $(BYPASS)/librdmacm.so.1
 BYPASS_LIBDIR ?= $(LIBDIR)/rdmachan/bypass
 RUN := $(B)/bin/rdmachan-run

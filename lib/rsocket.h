@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * rsockets (rsocket(7)) on librdmachan's CM: what the rsocket_*.c files
+ * share. The wire protocol is rdma-core's (librdmacm/docs/rsocket), so
+ * that either end of a connection may be the stock librdmacm.
+ */
+#ifndef RDMACHAN_LIB_RSOCKET_H
+#define RDMACHAN_LIB_RSOCKET_H
+
+#include <endian.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include <rdma/rdma_cma.h>
+#include <rdma/rsocket.h>
+
+/*
+ * The wire. Every message is the 32-bit immediate of an RDMA write (of
+ * data, or of nothing): its top three bits say what it is, the rest
+ * carries a length, a credit sequence number or a control code.
+ */
+#define RS_WIRE_VERSION		1
+#define RS_WIRE_BIG_ENDIAN	(1 << 0)
+#define RS_WIRE_HAS_IOMAP	(1 << 1)
+
+enum rs_wire_op {
+	RS_OP_DATA = 0,
+	/* a write to an iomap, never sent as a message */
+	RS_OP_WRITE = 2,
+	RS_OP_CREDITS = 4,
+	RS_OP_IOMAP = 6,
+	RS_OP_CTRL = 7,
+};
+
+enum rs_wire_ctrl {
+	RS_CTRL_DISCONNECT = 0,
+	RS_CTRL_KEEPALIVE = 1,
+	RS_CTRL_SHUTDOWN = 2,
+};
+
+#define RS_MSG(op, value)	(((uint32_t)(op) << 29) | ((value) & 0x1fffffffu))
+#define RS_MSG_OP(msg)		((msg) >> 29)
+#define RS_MSG_VALUE(msg)	((msg) & 0x1fffffffu)
+
+/* A buffer the peer may write into: in the sender's byte order. */
+struct rs_wire_sge {
+	uint64_t addr;
+	uint32_t key;
+	uint32_t length;
+};
+
+/* An iomap entry: writes to [offset, offset + sge.length) land in sge. */
+struct rs_wire_iomap {
+	uint64_t offset;
+	struct rs_wire_sge sge;
+};
+
+/* The private data of the connect request and of its reply, big-endian. */
+struct rs_wire_conn {
+	uint8_t version;
+	uint8_t flags;
+	__be16 credits;
+	uint8_t reserved[3];
+	uint8_t iomap_scale;
+	struct rs_wire_sge target_sgl;
+	struct rs_wire_sge data_buf;
+};
+
+_Static_assert(sizeof(struct rs_wire_conn) == 40, "rsocket connect data");
+
+/* Entries of the target SGL each end publishes, fixed by the protocol. */
+#define RS_TARGET_SGES		2
+/* Send queue entries kept for credit and control messages. */
+#define RS_CTRL_SLOTS		4
+/* The largest write of data, and the send space worth waiting for. */
+#define RS_MAX_XFER		65536u
+#define RS_SEND_LOWAT		2048u
+#define RS_FIRST_XFER		2048u
+
+/* Work request ids: receives, and sends whose data sits in the send buffer */
+#define RS_WR_RECV		(1ull << 63)
+#define RS_WR_SBUF		(1ull << 62)
+
+#define RS_DEFAULT_QUEUE	384u
+#define RS_MIN_QUEUE		16u
+#define RS_MAX_QUEUE		0xfffeu
+#define RS_DEFAULT_INLINE	64u
+#define RS_DEFAULT_BUF		(1u << 17)
+
+enum rs_phase {
+	RS_NEW,
+	RS_BOUND,
+	RS_LISTENING,
+	RS_RESOLVING_ADDR,
+	RS_RESOLVING_ROUTE,
+	RS_CONNECTING,
+	RS_CONNECTED,
+	RS_CONNECT_FAILED,
+	/* the connection is gone; data already received can still be read */
+	RS_DISCONNECTED,
+};
+
+struct rs_iomap_region {
+	struct rs_iomap_region *next;
+	struct ibv_mr *mr;
+	uint64_t offset;
+	/* the peer's target iomap entry, -1 for a region only read locally */
+	int index;
+	bool published;
+};
+
+struct rsock {
+	int fd;
+	int domain;
+	struct rdma_event_channel *chan;
+	struct rdma_cm_id *id;
+	/* guards everything below; dropped while waiting */
+	pthread_mutex_t lock;
+	pthread_cond_t progressed;
+	bool waiting;
+	enum rs_phase phase;
+	bool nonblock;
+	bool can_read;
+	bool can_write;
+	/* SO_ERROR: a failed connect's errno, read once */
+	int so_error;
+
+	/* sizes, settable before the connection exists */
+	uint32_t sq_size, rq_size, inline_size;
+	uint32_t rbuf_size, sbuf_size;
+	uint32_t iomap_entries;
+	bool keepalive, nodelay, reuseaddr;
+	struct rsock *keepalive_next;
+	int keepidle;
+	void *route;
+	size_t route_len;
+
+	/* the endpoint, once connecting or accepted */
+	struct ibv_comp_channel *comp;
+	struct ibv_cq *cq;
+	unsigned int cq_events;
+	bool cq_armed;
+	uint8_t *sbuf, *rbuf;
+	struct ibv_mr *smr, *rmr, *tmr;
+	/* the target SGL (and iomap) the peer writes into */
+	volatile struct rs_wire_sge *target_sgl;
+	volatile struct rs_wire_iomap *target_iomap;
+	bool swap;
+
+	/* sending */
+	uint32_t sbuf_head, sbuf_free;
+	uint32_t sqe_free, ctrl_free, ctrl_seq;
+	uint16_t sseq_no, sseq_comp;
+	unsigned int target_idx;
+	struct rs_wire_sge remote_sgl;
+	unsigned int remote_sgl_idx;
+	uint64_t remote_iomap_addr;
+	uint32_t remote_iomap_key, remote_iomap_entries;
+	uint64_t last_send_ms;
+
+	/* receiving: a ring of the lengths of data messages not yet read */
+	uint32_t *rmsg;
+	unsigned int rmsg_head, rmsg_tail;
+	uint32_t rbuf_read, rbuf_unpublished, rbuf_publish_at;
+	uint16_t rseq_no, rseq_grant_at;
+
+	struct rs_iomap_region *iomaps;
+	/* the progress counter rpoll() and waiters look for */
+	uint64_t progress;
+};
+
+/* A position in an iovec array. */
+struct rs_iter {
+	const struct iovec *iov;
+	int cnt;
+	size_t off;
+};
+
+/* rsocket_table.c */
+struct rsock *rs_get(int fd);
+int rs_err(int err);
+int rs_add(struct rsock *rs);
+struct rsock *rs_alloc(int domain, struct rsock *parent);
+void rs_release(struct rsock *rs);
+void rs_set_fd_nonblock(int fd, bool on);
+
+/* rsocket_conn.c */
+int rs_connect_step(struct rsock *rs);
+void rs_take_cm_events(struct rsock *rs);
+int rs_disconnect(struct rsock *rs);
+void rs_destroy_endpoint(struct rsock *rs);
+
+/* rsocket_wire.c */
+void rs_poll_completions(struct rsock *rs);
+bool rs_can_send(struct rsock *rs);
+bool rs_readable_now(struct rsock *rs);
+bool rs_sends_done(struct rsock *rs);
+bool rs_ctrl_free(struct rsock *rs);
+int rs_post_ctrl(struct rsock *rs, uint32_t msg);
+int rs_post_write(struct rsock *rs, struct ibv_sge *sgl, int nsge,
+		  uint32_t msg, bool with_imm, uint64_t addr, uint32_t rkey);
+int rs_copy_to_sbuf(struct rsock *rs, const void *buf, uint32_t len,
+		    struct ibv_sge *sgl);
+int rs_wait_until(struct rsock *rs, bool (*ready)(struct rsock *rs),
+		  int timeout_ms);
+int rs_wait_for(struct rsock *rs, bool (*ready)(struct rsock *rs),
+		bool nonblock);
+bool rs_sendable(struct rsock *rs);
+void rs_update_credits(struct rsock *rs);
+
+/* rsocket_data.c */
+size_t rs_iov_total(const struct iovec *iov, int cnt, int *err);
+void rs_iter_copy(struct rs_iter *it, uint8_t *buf, size_t len, bool out);
+int rs_stage(struct rsock *rs, struct rs_iter *it, uint32_t len,
+	     struct ibv_sge *sgl);
+int rs_ready_to_transfer(struct rsock *rs);
+
+/* rsocket_opts.c */
+int rs_keepalive_add(struct rsock *rs);
+void rs_keepalive_remove(struct rsock *rs);
+
+/* rsocket_iomap.c */
+int rs_publish_iomaps(struct rsock *rs, bool nonblock);
+void rs_free_iomaps(struct rsock *rs);
+
+#endif

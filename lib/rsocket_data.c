@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * rsockets' stream data: rsend/rrecv and their iovec, msghdr and
+ * read/write forms. Data is written into the peer's receive buffer with
+ * RDMA writes, each announced by an immediate; reads copy it out of ours.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "internal.h"
+#include "rsocket.h"
+
+size_t rs_iov_total(const struct iovec *iov, int cnt, int *err)
+{
+	size_t total = 0;
+	int i;
+
+	for (i = 0; i < cnt; i++) {
+		if (!iov[i].iov_base && iov[i].iov_len) {
+			*err = EFAULT;
+			return 0;
+		}
+		total += iov[i].iov_len;
+	}
+	return total;
+}
+
+/* Copies @len bytes between @it and @buf (to @buf when @out), advancing. */
+void rs_iter_copy(struct rs_iter *it, uint8_t *buf, size_t len, bool out)
+{
+	while (len) {
+		size_t n = it->iov->iov_len - it->off;
+		uint8_t *p = (uint8_t *)it->iov->iov_base + it->off;
+
+		if (!n) {
+			it->iov++;
+			it->cnt--;
+			it->off = 0;
+			continue;
+		}
+		if (n > len)
+			n = len;
+		if (out)
+			memcpy(buf, p, n);
+		else
+			memcpy(p, buf, n);
+		buf += n;
+		len -= n;
+		it->off += n;
+	}
+}
+
+/* The next @len bytes of @it lie in one iovec: where, or NULL. */
+static const void *rs_iter_flat(struct rs_iter *it, size_t len)
+{
+	while (it->cnt && it->off == it->iov->iov_len) {
+		it->iov++;
+		it->cnt--;
+		it->off = 0;
+	}
+	if (!it->cnt || it->iov->iov_len - it->off < len)
+		return NULL;
+	return (const uint8_t *)it->iov->iov_base + it->off;
+}
+
+/*
+ * Points @sgl at the next @len bytes of @it: in place when they are few
+ * enough to go inline and lie in one iovec, else copied into the send
+ * buffer's ring (two pieces where it wraps). Returns the number of pieces.
+ */
+int rs_stage(struct rsock *rs, struct rs_iter *it, uint32_t len,
+	     struct ibv_sge *sgl)
+{
+	const void *flat = len <= rs->inline_size ? rs_iter_flat(it, len) : NULL;
+	uint32_t first = rs->sbuf_size - rs->sbuf_head;
+
+	if (flat) {
+		sgl[0].addr = (uintptr_t)flat;
+		sgl[0].length = len;
+		sgl[0].lkey = 0;
+		it->off += len;
+		return 1;
+	}
+	if (first > len)
+		first = len;
+	sgl[0].addr = (uintptr_t)(rs->sbuf + rs->sbuf_head);
+	sgl[0].length = first;
+	sgl[0].lkey = rs->smr->lkey;
+	rs_iter_copy(it, rs->sbuf + rs->sbuf_head, first, true);
+	rs->sbuf_head = (rs->sbuf_head + len) % rs->sbuf_size;
+	rs->sbuf_free -= len;
+	if (first == len)
+		return 1;
+	sgl[1].addr = (uintptr_t)rs->sbuf;
+	sgl[1].length = len - first;
+	sgl[1].lkey = rs->smr->lkey;
+	rs_iter_copy(it, rs->sbuf, len - first, true);
+	return 2;
+}
+
+/* Writes the next @len bytes of @it to the peer, as one data message. */
+static int rs_write_data(struct rsock *rs, struct rs_iter *it, uint32_t len)
+{
+	volatile struct rs_wire_sge *target = &rs->target_sgl[rs->target_idx];
+	uint64_t addr = target->addr;
+	uint32_t key = target->key;
+	struct ibv_sge sgl[2];
+	int nsge = rs_stage(rs, it, len, sgl);
+
+	rs->sseq_no++;
+	rs->sqe_free--;
+	target->addr = addr + len;
+	target->length -= len;
+	if (!target->length)
+		rs->target_idx = (rs->target_idx + 1) % RS_TARGET_SGES;
+	return rs_post_write(rs, sgl, nsge, RS_MSG(RS_OP_DATA, len), true,
+			     addr, key);
+}
+
+/* A nonblocking connect still under way is EAGAIN, as rdma-core's. */
+int rs_ready_to_transfer(struct rsock *rs)
+{
+	if (rs->phase >= RS_RESOLVING_ADDR && rs->phase <= RS_CONNECTING) {
+		if (rs_connect_step(rs))
+			return errno == EINPROGRESS ? rs_err(EAGAIN) : -1;
+	}
+	if (rs->phase != RS_CONNECTED && rs->phase != RS_DISCONNECTED)
+		return rs_err(ENOTCONN);
+	return 0;
+}
+
+static ssize_t rs_sendv(int socket, const struct iovec *iov, int iovcnt,
+			int flags)
+{
+	struct rsock *rs = rs_get(socket);
+	struct rs_iter it = { .iov = iov, .cnt = iovcnt };
+	uint32_t chunk = RS_FIRST_XFER;
+	size_t total, left;
+	bool nonblock;
+	int err = 0;
+
+	if (!rs)
+		return rs_err(EBADF);
+	if (iovcnt < 0 || (iovcnt && !iov))
+		return rs_err(EINVAL);
+	total = rs_iov_total(iov, iovcnt, &err);
+	if (err)
+		return rs_err(err);
+	pthread_mutex_lock(&rs->lock);
+	nonblock = rs->nonblock || (flags & MSG_DONTWAIT);
+	if (rs_ready_to_transfer(rs)) {
+		err = errno;
+		goto out;
+	}
+	if (rs_publish_iomaps(rs, nonblock)) {
+		err = errno;
+		goto out;
+	}
+	for (left = total; left;) {
+		uint32_t len = left < chunk ? (uint32_t)left : chunk;
+
+		if (!rs_can_send(rs) && rs_wait_for(rs, rs_sendable, nonblock)) {
+			err = errno;
+			break;
+		}
+		if (rs->phase != RS_CONNECTED || !rs->can_write) {
+			err = ECONNRESET;
+			break;
+		}
+		/* growing pieces: the first arrives soon, the later ones fill the pipe */
+		if (chunk < RS_MAX_XFER)
+			chunk <<= 1;
+		if (len > rs->sbuf_free)
+			len = rs->sbuf_free;
+		if (len > rs->target_sgl[rs->target_idx].length)
+			len = rs->target_sgl[rs->target_idx].length;
+		if (rs_write_data(rs, &it, len)) {
+			err = errno;
+			rs->phase = RS_DISCONNECTED;
+			break;
+		}
+		left -= len;
+	}
+	total -= left;
+out:
+	pthread_mutex_unlock(&rs->lock);
+	if (!total && err)
+		return rs_err(err);
+	return (ssize_t)total;
+}
+
+/* Copies out what has arrived, up to @want bytes; @peek leaves it there. */
+static size_t rs_copy_out(struct rsock *rs, struct rs_iter *it, size_t want,
+			  bool peek)
+{
+	unsigned int head = rs->rmsg_head;
+	uint32_t offset = rs->rbuf_read;
+	size_t done = 0;
+
+	while (done < want && head != rs->rmsg_tail) {
+		uint32_t len = rs->rmsg[head];
+		uint32_t n = want - done < len ? (uint32_t)(want - done) : len;
+		uint32_t first = rs->rbuf_size - offset;
+
+		if (first > n)
+			first = n;
+		rs_iter_copy(it, rs->rbuf + offset, first, false);
+		if (first < n)
+			rs_iter_copy(it, rs->rbuf, n - first, false);
+		offset = (offset + n) % rs->rbuf_size;
+		done += n;
+		if (n < len) {
+			if (peek)
+				break;
+			rs->rmsg[head] -= n;
+			continue;
+		}
+		head = (head + 1) % (rs->rq_size + 1);
+		if (!peek)
+			rs->rseq_no++;
+	}
+	if (!peek) {
+		rs->rmsg_head = head;
+		rs->rbuf_read = offset;
+		rs->rbuf_unpublished += done;
+	}
+	return done;
+}
+
+static ssize_t rs_recvv(int socket, const struct iovec *iov, int iovcnt,
+			int flags)
+{
+	struct rsock *rs = rs_get(socket);
+	struct rs_iter it = { .iov = iov, .cnt = iovcnt };
+	size_t total, done = 0;
+	bool nonblock;
+	int err = 0;
+
+	if (!rs)
+		return rs_err(EBADF);
+	if (iovcnt < 0 || (iovcnt && !iov))
+		return rs_err(EINVAL);
+	if (flags & ~(MSG_PEEK | MSG_WAITALL | MSG_DONTWAIT))
+		return rs_err(EOPNOTSUPP);
+	total = rs_iov_total(iov, iovcnt, &err);
+	if (err)
+		return rs_err(err);
+	pthread_mutex_lock(&rs->lock);
+	nonblock = rs->nonblock || (flags & MSG_DONTWAIT);
+	if (rs_ready_to_transfer(rs)) {
+		err = errno;
+		goto out;
+	}
+	while (done < total) {
+		if (rs_wait_for(rs, rs_readable_now, nonblock)) {
+			err = errno;
+			break;
+		}
+		if (rs->rmsg_head == rs->rmsg_tail)
+			break;	/* the end of the stream */
+		done += rs_copy_out(rs, &it, total - done, flags & MSG_PEEK);
+		rs_update_credits(rs);
+		if ((flags & MSG_PEEK) || !(flags & MSG_WAITALL))
+			break;
+	}
+out:
+	pthread_mutex_unlock(&rs->lock);
+	if (!done && err)
+		return rs_err(err);
+	return (ssize_t)done;
+}
+
+RDMACHAN_EXPORT ssize_t rsend(int socket, const void *buf, size_t len,
+			      int flags)
+{
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+
+	return rs_sendv(socket, &iov, 1, flags);
+}
+
+RDMACHAN_EXPORT ssize_t rsendto(int socket, const void *buf, size_t len,
+				int flags, const struct sockaddr *dest_addr,
+				socklen_t addrlen)
+{
+	(void)dest_addr;
+	(void)addrlen;
+	/* a connected stream socket ignores the address, as TCP's does */
+	return rsend(socket, buf, len, flags);
+}
+
+RDMACHAN_EXPORT ssize_t rsendmsg(int socket, const struct msghdr *msg,
+				 int flags)
+{
+	if (!msg)
+		return rs_err(EFAULT);
+	return rs_sendv(socket, msg->msg_iov, (int)msg->msg_iovlen, flags);
+}
+
+RDMACHAN_EXPORT ssize_t rwrite(int socket, const void *buf, size_t count)
+{
+	return rsend(socket, buf, count, 0);
+}
+
+RDMACHAN_EXPORT ssize_t rwritev(int socket, const struct iovec *iov,
+				int iovcnt)
+{
+	return rs_sendv(socket, iov, iovcnt, 0);
+}
+
+RDMACHAN_EXPORT ssize_t rrecv(int socket, void *buf, size_t len, int flags)
+{
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+
+	return rs_recvv(socket, &iov, 1, flags);
+}
+
+RDMACHAN_EXPORT ssize_t rrecvfrom(int socket, void *buf, size_t len,
+				  int flags, struct sockaddr *src_addr,
+				  socklen_t *addrlen)
+{
+	ssize_t ret = rrecv(socket, buf, len, flags);
+
+	if (ret >= 0 && src_addr && addrlen &&
+	    rgetpeername(socket, src_addr, addrlen))
+		return -1;
+	return ret;
+}
+
+RDMACHAN_EXPORT ssize_t rrecvmsg(int socket, struct msghdr *msg, int flags)
+{
+	if (!msg)
+		return rs_err(EFAULT);
+	msg->msg_flags = 0;
+	return rs_recvv(socket, msg->msg_iov, (int)msg->msg_iovlen, flags);
+}
+
+RDMACHAN_EXPORT ssize_t rread(int socket, void *buf, size_t count)
+{
+	return rrecv(socket, buf, count, 0);
+}
+
+RDMACHAN_EXPORT ssize_t rreadv(int socket, const struct iovec *iov,
+			       int iovcnt)
+{
+	return rs_recvv(socket, iov, iovcnt, 0);
+}

@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * rsockets' options (rsetsockopt, rgetsockopt, rfcntl) and keepalive: a
+ * thread, started by the first SO_KEEPALIVE, writes an empty RDMA write to
+ * each idle connection that asked for it, so that a dead peer is noticed
+ * when the write is not acknowledged.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "rsocket.h"
+
+/* The rsockets with SO_KEEPALIVE; taken before any rsocket's lock. */
+static pthread_mutex_t rs_keepalive_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rsock *rs_keepalive_list;
+static bool rs_keepalive_started;
+
+static uint64_t rs_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* rs_post_write() clears last_send_ms: any traffic restarts the idle time. */
+static void rs_keepalive_one(struct rsock *rs, uint64_t now)
+{
+	pthread_mutex_lock(&rs->lock);
+	if (rs->phase == RS_CONNECTED && rs->ctrl_free) {
+		if (!rs->last_send_ms) {
+			rs->last_send_ms = now;
+		} else if (now - rs->last_send_ms >= (uint64_t)rs->keepidle * 1000) {
+			rs->ctrl_free--;
+			rs_post_write(rs, NULL, 0,
+				      RS_MSG(RS_OP_CTRL, RS_CTRL_KEEPALIVE),
+				      false, rs->remote_sgl.addr,
+				      rs->remote_sgl.key);
+			rs->last_send_ms = now;
+		}
+		rs_poll_completions(rs);
+	}
+	pthread_mutex_unlock(&rs->lock);
+}
+
+static void *rs_keepalive_run(void *arg)
+{
+	struct rsock *rs;
+
+	(void)arg;
+	for (;;) {
+		uint64_t now = rs_now_ms();
+
+		pthread_mutex_lock(&rs_keepalive_lock);
+		for (rs = rs_keepalive_list; rs; rs = rs->keepalive_next)
+			rs_keepalive_one(rs, now);
+		pthread_mutex_unlock(&rs_keepalive_lock);
+		sleep(1);
+	}
+	return NULL;
+}
+
+int rs_keepalive_add(struct rsock *rs)
+{
+	pthread_t thread;
+	int ret = 0;
+
+	pthread_mutex_lock(&rs_keepalive_lock);
+	if (!rs_keepalive_started) {
+		ret = pthread_create(&thread, NULL, rs_keepalive_run, NULL);
+		if (!ret) {
+			pthread_detach(thread);
+			rs_keepalive_started = true;
+		}
+	}
+	if (!ret && !rs->keepalive) {
+		rs->keepalive = true;
+		rs->keepalive_next = rs_keepalive_list;
+		rs_keepalive_list = rs;
+	}
+	pthread_mutex_unlock(&rs_keepalive_lock);
+	return ret ? rs_err(ret) : 0;
+}
+
+void rs_keepalive_remove(struct rsock *rs)
+{
+	struct rsock **p;
+
+	pthread_mutex_lock(&rs_keepalive_lock);
+	for (p = &rs_keepalive_list; *p; p = &(*p)->keepalive_next) {
+		if (*p == rs) {
+			*p = rs->keepalive_next;
+			break;
+		}
+	}
+	rs->keepalive = false;
+	pthread_mutex_unlock(&rs_keepalive_lock);
+}
+
+static int rs_int_opt(const void *optval, socklen_t optlen, int *value)
+{
+	if (!optval)
+		return rs_err(EFAULT);
+	if (optlen < sizeof(int))
+		return rs_err(EINVAL);
+	memcpy(value, optval, sizeof(int));
+	return 0;
+}
+
+static int rs_set_rdma_opt(struct rsock *rs, int optname, const void *optval,
+			   socklen_t optlen, int value)
+{
+	if (rs->cq)
+		return rs_err(EINVAL);
+	switch (optname) {
+	case RDMA_SQSIZE:
+		rs->sq_size = (uint32_t)value;
+		return 0;
+	case RDMA_RQSIZE:
+		rs->rq_size = (uint32_t)value;
+		return 0;
+	case RDMA_INLINE:
+		rs->inline_size = (uint32_t)value;
+		return 0;
+	case RDMA_IOMAPSIZE:
+		rs->iomap_entries = value > 0 ? (uint32_t)value : 0;
+		if (rs->iomap_entries > 128)
+			rs->iomap_entries &= ~0xffu;
+		if (rs->iomap_entries > (127u << 8))
+			rs->iomap_entries = 127u << 8;
+		return 0;
+	case RDMA_ROUTE:
+		free(rs->route);
+		rs->route = malloc(optlen);
+		if (!rs->route)
+			return rs_err(ENOMEM);
+		memcpy(rs->route, optval, optlen);
+		rs->route_len = optlen;
+		return 0;
+	default:
+		return rs_err(ENOPROTOOPT);
+	}
+}
+
+RDMACHAN_EXPORT int rsetsockopt(int socket, int level, int optname,
+				const void *optval, socklen_t optlen)
+{
+	struct rsock *rs = rs_get(socket);
+	int value = 0, ret = 0;
+
+	if (!rs)
+		return rs_err(EBADF);
+	if (!(level == SOL_RDMA && optname == RDMA_ROUTE) &&
+	    rs_int_opt(optval, optlen, &value))
+		return -1;
+	if (level == SOL_RDMA && optname == RDMA_ROUTE && (!optval || !optlen))
+		return rs_err(EINVAL);
+	if (level == SOL_SOCKET && optname == SO_KEEPALIVE) {
+		if (value)
+			return rs_keepalive_add(rs);
+		rs_keepalive_remove(rs);
+		return 0;
+	}
+	pthread_mutex_lock(&rs->lock);
+	switch (level) {
+	case SOL_SOCKET:
+		switch (optname) {
+		case SO_REUSEADDR:
+			rs->reuseaddr = value;
+			ret = rdma_set_option(rs->id, RDMA_OPTION_ID,
+					      RDMA_OPTION_ID_REUSEADDR,
+					      &value, sizeof(value));
+			/* as rdma-core's: too late once bound, and said nothing */
+			if (ret && rs->phase != RS_NEW)
+				ret = 0;
+			break;
+		case SO_RCVBUF:
+			if (!rs->cq && value > 0)
+				rs->rbuf_size = (uint32_t)value << 1;
+			break;
+		case SO_SNDBUF:
+			if (!rs->cq && value > 0)
+				rs->sbuf_size = (uint32_t)value << 1;
+			if (rs->sbuf_size < RS_SEND_LOWAT * 2)
+				rs->sbuf_size = RS_SEND_LOWAT * 2;
+			break;
+		case SO_KEEPALIVE:
+			/* set below, outside the rsocket's lock */
+			break;
+		case SO_LINGER:
+		case SO_OOBINLINE:
+			break;
+		default:
+			ret = rs_err(ENOPROTOOPT);
+		}
+		break;
+	case IPPROTO_TCP:
+		switch (optname) {
+		case TCP_NODELAY:
+			rs->nodelay = value;
+			break;
+		case TCP_KEEPIDLE:
+			if (value <= 0)
+				ret = rs_err(EINVAL);
+			else
+				rs->keepidle = value;
+			break;
+		case TCP_KEEPCNT:
+		case TCP_KEEPINTVL:
+		case TCP_MAXSEG:
+			/* RC retries and acknowledges by itself */
+			break;
+		default:
+			ret = rs_err(ENOPROTOOPT);
+		}
+		break;
+	case SOL_RDMA:
+		ret = rs_set_rdma_opt(rs, optname, optval, optlen, value);
+		break;
+	default:
+		ret = rs_err(ENOPROTOOPT);
+	}
+	pthread_mutex_unlock(&rs->lock);
+	return ret;
+}
+
+static int rs_rdma_opt(struct rsock *rs, int optname)
+{
+	switch (optname) {
+	case RDMA_SQSIZE:
+		return (int)rs->sq_size;
+	case RDMA_RQSIZE:
+		return (int)rs->rq_size;
+	case RDMA_INLINE:
+		return (int)rs->inline_size;
+	case RDMA_IOMAPSIZE:
+		return (int)rs->iomap_entries;
+	default:
+		return -1;
+	}
+}
+
+RDMACHAN_EXPORT int rgetsockopt(int socket, int level, int optname,
+				void *optval, socklen_t *optlen)
+{
+	struct rsock *rs = rs_get(socket);
+	int value = -1;
+
+	if (!rs)
+		return rs_err(EBADF);
+	if (!optval || !optlen)
+		return rs_err(EFAULT);
+	if (*optlen < sizeof(int))
+		return rs_err(EINVAL);
+	pthread_mutex_lock(&rs->lock);
+	if (level == SOL_SOCKET) {
+		switch (optname) {
+		case SO_REUSEADDR:
+			value = rs->reuseaddr;
+			break;
+		case SO_KEEPALIVE:
+			value = rs->keepalive;
+			break;
+		case SO_RCVBUF:
+			value = (int)rs->rbuf_size;
+			break;
+		case SO_SNDBUF:
+			value = (int)rs->sbuf_size;
+			break;
+		case SO_ERROR:
+			if (rs->phase >= RS_RESOLVING_ADDR &&
+			    rs->phase <= RS_CONNECTING)
+				rs_connect_step(rs);
+			value = rs->so_error;
+			rs->so_error = 0;
+			break;
+		case SO_TYPE:
+			value = SOCK_STREAM;
+			break;
+		}
+	} else if (level == IPPROTO_TCP) {
+		if (optname == TCP_NODELAY)
+			value = rs->nodelay;
+		else if (optname == TCP_KEEPIDLE)
+			value = rs->keepidle;
+	} else if (level == SOL_RDMA) {
+		value = rs_rdma_opt(rs, optname);
+	}
+	pthread_mutex_unlock(&rs->lock);
+	if (value < 0)
+		return rs_err(ENOPROTOOPT);
+	memcpy(optval, &value, sizeof(value));
+	*optlen = sizeof(value);
+	return 0;
+}
+
+RDMACHAN_EXPORT int rfcntl(int socket, int cmd, ...)
+{
+	struct rsock *rs = rs_get(socket);
+	va_list ap;
+	long arg;
+
+	if (!rs)
+		return rs_err(EBADF);
+	switch (cmd) {
+	case F_GETFL:
+		return O_RDWR | (rs->nonblock ? O_NONBLOCK : 0);
+	case F_SETFL:
+		va_start(ap, cmd);
+		arg = va_arg(ap, long);
+		va_end(ap);
+		pthread_mutex_lock(&rs->lock);
+		rs->nonblock = arg & O_NONBLOCK;
+		pthread_mutex_unlock(&rs->lock);
+		return 0;
+	case F_GETFD:
+	case F_SETFD:
+		va_start(ap, cmd);
+		arg = va_arg(ap, long);
+		va_end(ap);
+		return fcntl(socket, cmd, arg);
+	default:
+		return rs_err(EINVAL);
+	}
+}

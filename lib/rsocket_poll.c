@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * rpoll() and rselect() over rsockets and ordinary descriptors together.
+ * An rsocket is ready by its own state (data read, send space, the end of
+ * the stream); to sleep, rpoll() arms each rsocket's CQ and polls its
+ * completion and CM channels beside the ordinary descriptors.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/select.h>
+#include <time.h>
+
+#include "internal.h"
+#include "rsocket.h"
+
+/* What @rs offers of @events now, after taking what has arrived. */
+static short rs_revents(struct rsock *rs, short events)
+{
+	short revents = 0;
+
+	pthread_mutex_lock(&rs->lock);
+	if (rs->phase >= RS_RESOLVING_ADDR && rs->phase <= RS_CONNECTING)
+		rs_connect_step(rs);
+	switch (rs->phase) {
+	case RS_LISTENING: {
+		struct pollfd pfd = { .fd = rs->fd, .events = POLLIN };
+
+		if (poll(&pfd, 1, 0) > 0)
+			revents = events & POLLIN;
+		break;
+	}
+	case RS_CONNECTED:
+	case RS_DISCONNECTED:
+		rs_poll_completions(rs);
+		rs_take_cm_events(rs);
+		rs_update_credits(rs);
+		if (rs_readable_now(rs))
+			revents |= events & POLLIN;
+		if (rs_can_send(rs))
+			revents |= events & POLLOUT;
+		if (rs->phase == RS_DISCONNECTED)
+			revents |= POLLHUP;
+		break;
+	case RS_CONNECT_FAILED:
+		revents = (events & (POLLIN | POLLOUT)) | POLLERR;
+		break;
+	default:
+		break;
+	}
+	pthread_mutex_unlock(&rs->lock);
+	return revents;
+}
+
+/* Arms @rs for a sleep: its channels, and its CQ's next completion. */
+static int rs_arm(struct rsock *rs, struct pollfd *pfd)
+{
+	int n = 0;
+
+	pthread_mutex_lock(&rs->lock);
+	pfd[n].fd = rs->fd;
+	pfd[n++].events = POLLIN;
+	if (rs->cq && (rs->phase == RS_CONNECTED || rs->phase == RS_DISCONNECTED)) {
+		if (!rs->cq_armed) {
+			ibv_req_notify_cq(rs->cq, 0);
+			rs->cq_armed = true;
+		}
+		pfd[n].fd = rs->comp->fd;
+		pfd[n++].events = POLLIN;
+	}
+	pthread_mutex_unlock(&rs->lock);
+	return n;
+}
+
+static void rs_disarm(struct rsock *rs)
+{
+	struct ibv_cq *cq;
+	void *ctx;
+
+	pthread_mutex_lock(&rs->lock);
+	while (rs->comp && !ibv_get_cq_event(rs->comp, &cq, &ctx)) {
+		rs->cq_armed = false;
+		rs->cq_events++;
+	}
+	if (rs->cq && rs->cq_events >= 64) {
+		ibv_ack_cq_events(rs->cq, rs->cq_events);
+		rs->cq_events = 0;
+	}
+	pthread_mutex_unlock(&rs->lock);
+}
+
+/* One look at every descriptor, without sleeping: the number ready. */
+static int rs_check(struct pollfd *fds, nfds_t nfds, struct rsock **socks)
+{
+	int ready = 0, ret;
+	nfds_t i;
+
+	for (i = 0; i < nfds; i++) {
+		fds[i].revents = 0;
+		if (socks[i])
+			fds[i].revents = rs_revents(socks[i], fds[i].events);
+	}
+	for (i = 0; i < nfds; i++) {
+		if (socks[i] || fds[i].fd < 0)
+			continue;
+		ret = poll(&fds[i], 1, 0);
+		if (ret < 0)
+			return -1;
+	}
+	for (i = 0; i < nfds; i++)
+		if (fds[i].revents)
+			ready++;
+	return ready;
+}
+
+static int rs_ms_since(const struct timespec *start)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (int)((now.tv_sec - start->tv_sec) * 1000 +
+		     (now.tv_nsec - start->tv_nsec) / 1000000);
+}
+
+RDMACHAN_EXPORT int rpoll(struct pollfd *fds, nfds_t nfds, int timeout)
+{
+	struct rsock **socks;
+	struct pollfd *sleep;
+	struct timespec start;
+	bool any = false;
+	int ready = -1;
+	nfds_t i, n;
+
+	if (nfds && !fds)
+		return rs_err(EFAULT);
+	for (i = 0; i < nfds && !any; i++)
+		any = rs_get(fds[i].fd) != NULL;
+	if (!any)
+		return poll(fds, nfds, timeout);
+
+	socks = calloc(nfds, sizeof(*socks));
+	sleep = calloc(nfds * 2, sizeof(*sleep));
+	if (!socks || !sleep) {
+		errno = ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < nfds; i++)
+		socks[i] = fds[i].fd >= 0 ? rs_get(fds[i].fd) : NULL;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		int left = timeout;
+
+		ready = rs_check(fds, nfds, socks);
+		if (ready)
+			break;
+		if (timeout >= 0) {
+			left = timeout - rs_ms_since(&start);
+			if (left <= 0)
+				break;
+		}
+		for (i = 0, n = 0; i < nfds; i++) {
+			if (socks[i]) {
+				n += (nfds_t)rs_arm(socks[i], &sleep[n]);
+			} else {
+				sleep[n] = fds[i];
+				sleep[n++].revents = 0;
+			}
+		}
+		/* what arrived while arming raises no event: look again first */
+		ready = rs_check(fds, nfds, socks);
+		if (ready)
+			break;
+		if (poll(sleep, n, left) < 0) {
+			ready = -1;
+			break;
+		}
+		for (i = 0; i < nfds; i++)
+			if (socks[i])
+				rs_disarm(socks[i]);
+	}
+out:
+	free(socks);
+	free(sleep);
+	return ready;
+}
+
+RDMACHAN_EXPORT int rselect(int nfds, fd_set *readfds, fd_set *writefds,
+			    fd_set *exceptfds, struct timeval *timeout)
+{
+	struct pollfd *fds;
+	int i, n = 0, ret, ms = -1;
+
+	if (nfds < 0 || nfds > FD_SETSIZE)
+		return rs_err(EINVAL);
+	if (timeout)
+		ms = (int)(timeout->tv_sec * 1000 + timeout->tv_usec / 1000);
+	fds = calloc(nfds ? nfds : 1, sizeof(*fds));
+	if (!fds)
+		return rs_err(ENOMEM);
+	for (i = 0; i < nfds; i++) {
+		short events = 0;
+
+		if (readfds && FD_ISSET(i, readfds))
+			events |= POLLIN;
+		if (writefds && FD_ISSET(i, writefds))
+			events |= POLLOUT;
+		if (exceptfds && FD_ISSET(i, exceptfds))
+			events |= POLLPRI;
+		if (!events)
+			continue;
+		fds[n].fd = i;
+		fds[n++].events = events;
+	}
+	ret = rpoll(fds, (nfds_t)n, ms);
+	if (ret < 0) {
+		free(fds);
+		return -1;
+	}
+	if (readfds)
+		FD_ZERO(readfds);
+	if (writefds)
+		FD_ZERO(writefds);
+	if (exceptfds)
+		FD_ZERO(exceptfds);
+	ret = 0;
+	for (i = 0; i < n; i++) {
+		short r = fds[i].revents;
+
+		if (readfds && (r & (POLLIN | POLLHUP | POLLERR))) {
+			FD_SET(fds[i].fd, readfds);
+			ret++;
+		}
+		if (writefds && (r & (POLLOUT | POLLERR))) {
+			FD_SET(fds[i].fd, writefds);
+			ret++;
+		}
+		if (exceptfds && (r & POLLPRI)) {
+			FD_SET(fds[i].fd, exceptfds);
+			ret++;
+		}
+	}
+	free(fds);
+	return ret;
+}

@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * rsockets' engine: posting the protocol's writes, taking completions,
+ * granting credits and receive space to the peer, and waiting for any of
+ * it on the rsocket's completion and CM channels.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+#include "rsocket.h"
+
+/* Completion events acknowledged in batches, as ibv_ack_cq_events allows. */
+#define RS_CQ_EVENT_BATCH	64
+
+int rs_post_write(struct rsock *rs, struct ibv_sge *sgl, int nsge,
+		  uint32_t msg, bool with_imm, uint64_t addr, uint32_t rkey)
+{
+	struct ibv_send_wr wr, *bad;
+	uint32_t len = 0;
+	int i;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = msg;
+	wr.sg_list = sgl;
+	wr.num_sge = nsge;
+	wr.opcode = with_imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE;
+	wr.imm_data = htobe32(msg);
+	wr.wr.rdma.remote_addr = addr;
+	wr.wr.rdma.rkey = rkey;
+	for (i = 0; i < nsge; i++) {
+		len += sgl[i].length;
+		if (sgl[i].lkey == rs->smr->lkey)
+			wr.wr_id |= RS_WR_SBUF;
+	}
+	if (len && len <= rs->inline_size && !(wr.wr_id & RS_WR_SBUF))
+		wr.send_flags = IBV_SEND_INLINE;
+	rs->last_send_ms = 0;
+	return ibv_post_send(rs->id->qp, &wr, &bad) ? rs_err(errno ? errno : EIO) : 0;
+}
+
+/* A message alone: a write of nothing with the message as its immediate. */
+int rs_post_ctrl(struct rsock *rs, uint32_t msg)
+{
+	return rs_post_write(rs, NULL, 0, msg, true, rs->remote_sgl.addr,
+			     rs->remote_sgl.key);
+}
+
+/*
+ * Grants the peer more messages (credits) once half of the receive queue
+ * has been read, and the next half of the receive buffer once it is free,
+ * by writing its address into the peer's target SGL.
+ */
+void rs_update_credits(struct rsock *rs)
+{
+	uint32_t half = rs->rbuf_size / 2;
+	struct rs_wire_sge sge;
+	struct ibv_sge isge;
+	bool publish;
+	uint32_t msg;
+
+	if (rs->phase != RS_CONNECTED || !rs->ctrl_free)
+		return;
+	publish = rs->rbuf_unpublished >= half;
+	if (!publish && (int16_t)(rs->rseq_no - rs->rseq_grant_at) < 0)
+		return;
+	rs->ctrl_free--;
+	rs->rseq_grant_at = (uint16_t)(rs->rseq_no + rs->rq_size / 2);
+	msg = RS_MSG(RS_OP_CREDITS, (uint16_t)(rs->rseq_no + rs->rq_size));
+	if (!publish) {
+		rs_post_ctrl(rs, msg);
+		return;
+	}
+	sge.addr = (uintptr_t)(rs->rbuf + rs->rbuf_publish_at);
+	sge.key = rs->rmr->rkey;
+	sge.length = half;
+	if (rs->swap) {
+		sge.addr = __builtin_bswap64(sge.addr);
+		sge.key = __builtin_bswap32(sge.key);
+		sge.length = __builtin_bswap32(sge.length);
+	}
+	isge.length = sizeof(sge);
+	if (rs->inline_size >= sizeof(sge)) {
+		isge.addr = (uintptr_t)&sge;
+		isge.lkey = 0;
+	} else {
+		/* the slot after the send buffer this message may use */
+		uint8_t *slot = rs->sbuf + rs->sbuf_size +
+				sizeof(sge) * (rs->ctrl_seq++ % RS_CTRL_SLOTS);
+
+		memcpy(slot, &sge, sizeof(sge));
+		isge.addr = (uintptr_t)slot;
+		isge.lkey = rs->smr->lkey;
+	}
+	rs_post_write(rs, &isge, 1, msg, true,
+		      rs->remote_sgl.addr + rs->remote_sgl_idx * sizeof(sge),
+		      rs->remote_sgl.key);
+	rs->rbuf_unpublished -= half;
+	rs->rbuf_publish_at = (rs->rbuf_publish_at + half) % rs->rbuf_size;
+	rs->remote_sgl_idx = (rs->remote_sgl_idx + 1) % rs->remote_sgl.length;
+}
+
+static void rs_connection_lost(struct rsock *rs)
+{
+	if (rs->phase == RS_CONNECTED)
+		rs->phase = RS_DISCONNECTED;
+}
+
+static void rs_take_message(struct rsock *rs, uint32_t msg)
+{
+	unsigned int next;
+
+	switch (RS_MSG_OP(msg)) {
+	case RS_OP_DATA:
+		next = (rs->rmsg_tail + 1) % (rs->rq_size + 1);
+		if (next == rs->rmsg_head) {
+			/* more than the credits given: the peer broke the protocol */
+			rs_connection_lost(rs);
+			break;
+		}
+		rs->rmsg[rs->rmsg_tail] = RS_MSG_VALUE(msg);
+		rs->rmsg_tail = next;
+		break;
+	case RS_OP_CREDITS:
+		rs->sseq_comp = (uint16_t)RS_MSG_VALUE(msg);
+		break;
+	case RS_OP_CTRL:
+		if (RS_MSG_VALUE(msg) == RS_CTRL_DISCONNECT) {
+			rs_connection_lost(rs);
+		} else if (RS_MSG_VALUE(msg) == RS_CTRL_SHUTDOWN) {
+			/* the peer writes no more: our reads end after its data */
+			rs->can_read = false;
+			if (!rs->can_write)
+				rs_connection_lost(rs);
+		}
+		break;
+	default:
+		/* an iomap update is read from the target iomap when used */
+		break;
+	}
+}
+
+static void rs_take_send_completion(struct rsock *rs, const struct ibv_wc *wc)
+{
+	uint32_t msg = (uint32_t)wc->wr_id;
+
+	switch (RS_MSG_OP(msg)) {
+	case RS_OP_CREDITS:
+	case RS_OP_CTRL:
+		rs->ctrl_free++;
+		break;
+	case RS_OP_IOMAP:
+		rs->sqe_free++;
+		if (wc->wr_id & RS_WR_SBUF)
+			rs->sbuf_free += sizeof(struct rs_wire_iomap);
+		break;
+	default:
+		rs->sqe_free++;
+		if (wc->wr_id & RS_WR_SBUF)
+			rs->sbuf_free += RS_MSG_VALUE(msg);
+		break;
+	}
+	if (wc->status != IBV_WC_SUCCESS)
+		rs_connection_lost(rs);
+}
+
+/* Takes every completion there is, and reposts the receives it used. */
+void rs_poll_completions(struct rsock *rs)
+{
+	struct ibv_recv_wr rwr = { .wr_id = RS_WR_RECV }, *bad;
+	unsigned int repost = 0;
+	struct ibv_wc wc[16];
+	int n, i;
+
+	if (!rs->cq)
+		return;
+	while ((n = ibv_poll_cq(rs->cq, 16, wc)) > 0) {
+		rs->progress++;
+		for (i = 0; i < n; i++) {
+			if (!(wc[i].wr_id & RS_WR_RECV)) {
+				rs_take_send_completion(rs, &wc[i]);
+				continue;
+			}
+			if (wc[i].status != IBV_WC_SUCCESS) {
+				/* flushed: the QP is in ERR, the connection over */
+				rs_connection_lost(rs);
+				continue;
+			}
+			repost++;
+			if (wc[i].wc_flags & IBV_WC_WITH_IMM)
+				rs_take_message(rs, be32toh(wc[i].imm_data));
+		}
+	}
+	while (rs->phase == RS_CONNECTED && repost--)
+		if (ibv_post_recv(rs->id->qp, &rwr, &bad))
+			rs_connection_lost(rs);
+}
+
+bool rs_can_send(struct rsock *rs)
+{
+	return rs->phase == RS_CONNECTED && rs->can_write && rs->sqe_free &&
+	       rs->sbuf_free >= RS_SEND_LOWAT && rs->sseq_no != rs->sseq_comp &&
+	       rs->target_sgl[rs->target_idx].length;
+}
+
+/* A send can go on, or will never: either way the sender stops waiting. */
+bool rs_sendable(struct rsock *rs)
+{
+	return rs_can_send(rs) || rs->phase != RS_CONNECTED || !rs->can_write;
+}
+
+bool rs_readable_now(struct rsock *rs)
+{
+	return rs->rmsg_head != rs->rmsg_tail || !rs->can_read ||
+	       rs->phase != RS_CONNECTED;
+}
+
+bool rs_ctrl_free(struct rsock *rs)
+{
+	return rs->ctrl_free || rs->phase != RS_CONNECTED;
+}
+
+bool rs_sends_done(struct rsock *rs)
+{
+	return (rs->ctrl_free == RS_CTRL_SLOTS &&
+		rs->sqe_free == rs->sq_size - RS_CTRL_SLOTS) ||
+	       rs->phase != RS_CONNECTED;
+}
+
+static void rs_take_cq_events(struct rsock *rs)
+{
+	struct ibv_cq *cq;
+	void *ctx;
+
+	while (!ibv_get_cq_event(rs->comp, &cq, &ctx)) {
+		rs->cq_armed = false;
+		if (++rs->cq_events >= RS_CQ_EVENT_BATCH) {
+			ibv_ack_cq_events(rs->cq, rs->cq_events);
+			rs->cq_events = 0;
+		}
+	}
+}
+
+static void rs_make_progress(struct rsock *rs)
+{
+	rs_poll_completions(rs);
+	rs_take_cm_events(rs);
+	rs_update_credits(rs);
+}
+
+static int rs_ms_left(const struct timespec *deadline)
+{
+	struct timespec now;
+	long ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (deadline->tv_sec - now.tv_sec) * 1000 +
+	     (deadline->tv_nsec - now.tv_nsec) / 1000000;
+	return ms < 0 ? 0 : (int)ms;
+}
+
+/*
+ * Waits, with @rs unlocked, for its CQ or CM channel to have something
+ * new. One thread polls the channels; the others wait for its news.
+ */
+static int rs_wait(struct rsock *rs, int timeout_ms)
+{
+	struct pollfd pfd[2];
+	uint64_t before = rs->progress;
+	int n = 0, ret;
+
+	if (rs->waiting) {
+		while (rs->waiting && rs->progress == before)
+			pthread_cond_wait(&rs->progressed, &rs->lock);
+		return 0;
+	}
+	if (rs->cq && !rs->cq_armed) {
+		ibv_req_notify_cq(rs->cq, 0);
+		rs->cq_armed = true;
+		/* what completed before the arming raises no event */
+		rs_make_progress(rs);
+		if (rs->progress != before)
+			return 0;
+	}
+	rs->waiting = true;
+	pfd[n].fd = rs->fd;
+	pfd[n++].events = POLLIN;
+	if (rs->comp) {
+		pfd[n].fd = rs->comp->fd;
+		pfd[n++].events = POLLIN;
+	}
+	pthread_mutex_unlock(&rs->lock);
+	ret = poll(pfd, n, timeout_ms);
+	pthread_mutex_lock(&rs->lock);
+	rs->waiting = false;
+	if (ret > 0 && rs->comp)
+		rs_take_cq_events(rs);
+	rs_make_progress(rs);
+	rs->progress++;
+	pthread_cond_broadcast(&rs->progressed);
+	if (ret < 0)
+		return -1;
+	return ret ? 0 : rs_err(ETIMEDOUT);
+}
+
+int rs_wait_until(struct rsock *rs, bool (*ready)(struct rsock *rs),
+		  int timeout_ms)
+{
+	struct timespec deadline;
+
+	rs_make_progress(rs);
+	if (ready(rs))
+		return 0;
+	if (!timeout_ms)
+		return rs_err(EAGAIN);
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += timeout_ms / 1000;
+	deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
+	if (deadline.tv_nsec >= 1000000000) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000;
+	}
+	while (!ready(rs)) {
+		int left = timeout_ms < 0 ? -1 : rs_ms_left(&deadline);
+
+		if (!left)
+			return rs_err(ETIMEDOUT);
+		if (rs_wait(rs, left) && errno != ETIMEDOUT)
+			return -1;
+	}
+	return 0;
+}
+
+int rs_wait_for(struct rsock *rs, bool (*ready)(struct rsock *rs),
+		bool nonblock)
+{
+	return rs_wait_until(rs, ready, nonblock ? 0 : -1);
+}
