@@ -532,7 +532,8 @@ static void rs_copy_addr(struct sockaddr *to, socklen_t *to_len,
 	socklen_t len = from->sa_family == AF_INET6 ?
 			sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
 
-	memcpy(to, from, *to_len < len ? *to_len : len);
+	if (*to_len)
+		memcpy(to, from, *to_len < len ? *to_len : len);
 	*to_len = len;
 }
 
@@ -663,7 +664,8 @@ static int rs_name(int socket, struct sockaddr *addr, socklen_t *addrlen,
 
 	if (!rs)
 		return rs_err(EBADF);
-	if (!addr || !addrlen)
+	/* a NULL address with no room asks only for the length */
+	if (!addrlen || (!addr && *addrlen))
 		return rs_err(EFAULT);
 	if (peer && rs->phase != RS_CONNECTED && rs->phase != RS_DISCONNECTED)
 		return rs_err(ENOTCONN);

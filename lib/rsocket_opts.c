@@ -146,7 +146,7 @@ static int rs_set_rdma_opt(struct rsock *rs, int optname, const void *optval,
 		rs->route_len = optlen;
 		return 0;
 	default:
-		return rs_err(ENOPROTOOPT);
+		return rs_err(EOPNOTSUPP);
 	}
 }
 
@@ -199,7 +199,7 @@ RDMACHAN_EXPORT int rsetsockopt(int socket, int level, int optname,
 		case SO_OOBINLINE:
 			break;
 		default:
-			ret = rs_err(ENOPROTOOPT);
+			ret = rs_err(EOPNOTSUPP);
 		}
 		break;
 	case IPPROTO_TCP:
@@ -219,14 +219,14 @@ RDMACHAN_EXPORT int rsetsockopt(int socket, int level, int optname,
 			/* RC retries and acknowledges by itself */
 			break;
 		default:
-			ret = rs_err(ENOPROTOOPT);
+			ret = rs_err(EOPNOTSUPP);
 		}
 		break;
 	case SOL_RDMA:
 		ret = rs_set_rdma_opt(rs, optname, optval, optlen, value);
 		break;
 	default:
-		ret = rs_err(ENOPROTOOPT);
+		ret = rs_err(EOPNOTSUPP);
 	}
 	pthread_mutex_unlock(&rs->lock);
 	return ret;
@@ -296,7 +296,7 @@ RDMACHAN_EXPORT int rgetsockopt(int socket, int level, int optname,
 	}
 	pthread_mutex_unlock(&rs->lock);
 	if (value < 0)
-		return rs_err(ENOPROTOOPT);
+		return rs_err(EOPNOTSUPP);
 	memcpy(optval, &value, sizeof(value));
 	*optlen = sizeof(value);
 	return 0;

@@ -148,12 +148,10 @@ RDMACHAN_EXPORT int rsocket(int domain, int type, int protocol)
 	int kind = type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
 	struct rsock *rs;
 
-	if (domain != AF_INET && domain != AF_INET6)
-		return rs_err(EAFNOSUPPORT);
-	if (kind == SOCK_DGRAM)
+	/* EOPNOTSUPP for all of them, as rdma-core's rsocket() */
+	if ((domain != AF_INET && domain != AF_INET6) || kind != SOCK_STREAM ||
+	    (protocol && protocol != IPPROTO_TCP))
 		return rs_err(EOPNOTSUPP);
-	if (kind != SOCK_STREAM || (protocol && protocol != IPPROTO_TCP))
-		return rs_err(EPROTONOSUPPORT);
 
 	rs = rs_alloc(domain, NULL);
 	if (!rs)
