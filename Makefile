@@ -269,6 +269,12 @@ $(B)/selftests/qp_owner_intruder $(B)/selftests/qp_reuse_victim: $(B)/selftests/
 	@mkdir -p $(dir $@)
 	$(CC) $(SELFTEST_CFLAGS) -o $@ $< $(LIB_A) -lpthread -ldl
 
+# A plain socket program (compat_rsocket_programs_test.sh puts it on
+# rsockets with librspreload): no RDMA library of its own.
+$(B)/selftests/socket_echo: selftests/socket_echo.c
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -o $@ $<
+
 # Run as nobody by stat_test.sh from a copy outside the build tree.
 $(B)/selftests/stat_holder: selftests/stat_holder.c selftests/*.h $(LIB_A) uapi/rdmachan.h
 	@mkdir -p $(dir $@)

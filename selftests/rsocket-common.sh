@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+# Shared by the compat_*rsocket_programs_test.sh: Debian's rsocket
+# programs (rstream, riostream, rcopy) and librspreload under a plain
+# socket program, each end on rdmachan (r) or on stock (s). Sourced after
+# tap.sh and compat-common.sh.
+preload=
+for p in /usr/lib/*/rsocket/librspreload.so /usr/lib/rsocket/librspreload.so; do
+	[ -r "$p" ] && preload=$p && break
+done
+socket_echo=$here/../build/selftests/socket_echo
+
+# rs_results LOG XFERS: rstream/riostream printed their header and one
+# result line, with the transfer count asked for (1000 shown as 1k)
+rs_results() {
+	rr_xfers=$2
+	[ "$2" -lt 1000 ] || rr_xfers=$(($2 / 1000))k
+	expect "$1" "name      bytes   xfers" &&
+		expect_count "$1" 1 "^custom +[0-9.]+[kmg]? +$rr_xfers +1 +"
+}
+
+# t_rstream SSTACK CSTACK PROG XFERS "ARGS": PROG (rstream or riostream)
+# with ARGS at both ends, XFERS transfers, both ends report them
+t_rstream() {
+	port=$((7480 + ${rs_case:=0}))
+	rs_case=$((rs_case + 1))
+	pair "$1" "$2" "cm_listening $port" "$3 -b $addr -p $port -C $4 $5" \
+		"$3 -s $addr -p $port -C $4 $5" || return 1
+	statuses 0 0 || return 1
+	rs_results "$work/server.log" "$4" && rs_results "$work/client.log" "$4" ||
+		{ show "$work/server.log"; show "$work/client.log"; return 1; }
+}
+
+# t_rcopy SSTACK CSTACK: a 3 MB file of random bytes arrives byte for byte
+t_rcopy() {
+	head -c 3000000 /dev/urandom >"$work/source"
+	rm -f "$work/copy"
+	persistent_server=1
+	pair "$1" "$2" "cm_listening 7491" "rcopy -p 7491" \
+		"rcopy $work/source $addr:$work/copy -p 7491"
+	rc=$?
+	persistent_server=
+	[ $rc -eq 0 ] && statuses 0 0 || return 1
+	cmp "$work/source" "$work/copy" ||
+		{ show "$work/client.log"; show "$work/server.log"; return 1; }
+}
+
+t_rcopy_both_ways() {
+	t_rcopy s r && t_rcopy r s
+}
+
+# tcp_sockets_on PORT: the TCP sockets (any state) of PORT, one a line
+tcp_sockets_on() {
+	ss -tanH 2>/dev/null | awk -v p=":$1" '$4 ~ p"$" || $5 ~ p"$"'
+}
+
+# t_preload: socket_echo, a plain TCP program, both ends on rdmachan
+# through librspreload: the bytes come back, and no TCP socket of its
+# port exists meanwhile (it really runs over RDMA)
+t_preload() {
+	[ -n "$preload" ] || { echo "# no librspreload.so"; return 1; }
+	ss -tanH >/dev/null || { echo "# ss cannot list TCP sockets"; return 1; }
+	: >"$work/tcp"
+	( while :; do tcp_sockets_on 7492 >>"$work/tcp"; sleep 0.05; done ) &
+	ss_pid=$!
+	pair r r "cm_listening 7492" \
+		"env LD_PRELOAD=$preload $socket_echo server $addr 7492 300000" \
+		"env LD_PRELOAD=$preload $socket_echo client $addr 7492 300000"
+	rc=$?
+	kill "$ss_pid"
+	wait "$ss_pid" 2>/dev/null
+	[ $rc -eq 0 ] && statuses 0 0 || return 1
+	expect "$work/client.log" "socket_echo: 300000 bytes came back" &&
+		expect "$work/server.log" "socket_echo: echoed 300000 bytes" || return 1
+	if [ -s "$work/tcp" ]; then
+		echo "# TCP sockets of port 7492 while it ran (not on rsockets):"
+		show "$work/tcp"
+		return 1
+	fi
+}
+
+# rsocket_programs: the whole set, rdmachan both ends and against stock
+# both ways
+rsocket_programs() {
+	tap_plan 13
+	tap_test "rstream 64 B x 1000, both ends on rdmachan" t_rstream r r rstream 1000 "-S 64"
+	tap_test "rstream 1 MB x 20 verified, both ends on rdmachan" t_rstream r r rstream 20 "-S 1000000 -T v"
+	tap_test "rstream async (rpoll) verified, both ends on rdmachan" t_rstream r r rstream 100 "-S 10000 -T a -T v"
+	tap_test "rstream nonblocking verified, both ends on rdmachan" t_rstream r r rstream 100 "-S 10000 -T n -T v"
+	tap_test "rstream blocking with keepalive, both ends on rdmachan" t_rstream r r rstream 100 "-S 4096 -T b -k 1"
+	tap_test "rstream verified, rdmachan client, stock server" t_rstream s r rstream 20 "-S 1000000 -T v"
+	tap_test "rstream async verified, stock client, rdmachan server" t_rstream r s rstream 100 "-S 10000 -T a -T v"
+	tap_test "riostream verified, both ends on rdmachan" t_rstream r r riostream 50 "-S 100000 -T v"
+	tap_test "riostream nonblocking, rdmachan client, stock server" t_rstream s r riostream 50 "-S 100000 -T n -T v"
+	tap_test "riostream async, stock client, rdmachan server" t_rstream r s riostream 50 "-S 100000 -T a -T v"
+	tap_test "rcopy, both ends on rdmachan" t_rcopy r r
+	tap_test "rcopy, rdmachan client, stock server; and back" t_rcopy_both_ways
+	tap_test "librspreload: a plain socket program over rsockets on rdmachan" t_preload
+	tap_done
+}
