@@ -84,6 +84,9 @@ _Static_assert(sizeof(struct rs_wire_conn) == 40, "rsocket connect data");
 #define RS_WR_RECV		(1ull << 63)
 #define RS_WR_SBUF		(1ull << 62)
 
+/* How long a wait polls the CQ before it sleeps, as rdma-core's rsockets. */
+#define RS_SPIN_US		10
+
 #define RS_DEFAULT_QUEUE	384u
 #define RS_MIN_QUEUE		16u
 #define RS_MAX_QUEUE		0xfffeu
@@ -143,6 +146,8 @@ struct rsock {
 	struct ibv_cq *cq;
 	unsigned int cq_events;
 	bool cq_armed;
+	/* the CM channel may hold events (once connected, read only then) */
+	bool cm_pending;
 	uint8_t *sbuf, *rbuf;
 	struct ibv_mr *smr, *rmr, *tmr;
 	/* the target SGL (and iomap) the peer writes into */
@@ -195,6 +200,9 @@ void rs_destroy_endpoint(struct rsock *rs);
 
 /* rsocket_wire.c */
 void rs_poll_completions(struct rsock *rs);
+void rs_take_cq_event(struct rsock *rs);
+void rs_count_cq_event(struct rsock *rs);
+uint64_t rs_now_us(void);
 bool rs_can_send(struct rsock *rs);
 bool rs_readable_now(struct rsock *rs);
 bool rs_sends_done(struct rsock *rs);

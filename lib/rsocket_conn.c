@@ -104,7 +104,6 @@ static int rs_create_endpoint(struct rsock *rs)
 	rs->comp = ibv_create_comp_channel(verbs);
 	if (!rs->comp)
 		return -1;
-	rs_set_fd_nonblock(rs->comp->fd, true);
 	rs->cq = ibv_create_cq(verbs, (int)(rs->sq_size + rs->rq_size), rs,
 			       rs->comp, 0);
 	if (!rs->cq)
@@ -302,8 +301,10 @@ void rs_take_cm_events(struct rsock *rs)
 {
 	struct rdma_cm_event *ev;
 
-	if (rs->phase == RS_LISTENING)
+	if (rs->phase == RS_LISTENING ||
+	    (rs->phase >= RS_CONNECTED && !rs->cm_pending))
 		return;
+	rs->cm_pending = false;
 	while (!rdma_get_cm_event(rs->chan, &ev)) {
 		rs->progress++;
 		if (rs->phase >= RS_RESOLVING_ADDR && rs->phase <= RS_CONNECTING) {

@@ -73,20 +73,14 @@ static int rs_arm(struct rsock *rs, struct pollfd *pfd)
 	return n;
 }
 
-static void rs_disarm(struct rsock *rs)
+/* What the sleep found on @rs's channels (@pfd, @n of them, from rs_arm). */
+static void rs_woken(struct rsock *rs, const struct pollfd *pfd, int n)
 {
-	struct ibv_cq *cq;
-	void *ctx;
-
 	pthread_mutex_lock(&rs->lock);
-	while (rs->comp && !ibv_get_cq_event(rs->comp, &cq, &ctx)) {
-		rs->cq_armed = false;
-		rs->cq_events++;
-	}
-	if (rs->cq && rs->cq_events >= 64) {
-		ibv_ack_cq_events(rs->cq, rs->cq_events);
-		rs->cq_events = 0;
-	}
+	if (pfd[0].revents & POLLIN)
+		rs->cm_pending = true;
+	if (n > 1 && (pfd[1].revents & POLLIN))
+		rs_take_cq_event(rs);
 	pthread_mutex_unlock(&rs->lock);
 }
 
@@ -123,65 +117,93 @@ static int rs_ms_since(const struct timespec *start)
 		     (now.tv_nsec - start->tv_nsec) / 1000000);
 }
 
+/* rpoll()s of this many descriptors or fewer allocate nothing */
+#define RS_POLL_ON_STACK	8
+
+/* Sleeps until something of @fds may have changed, or @left_ms passes. */
+static int rs_sleep(struct pollfd *fds, nfds_t nfds, struct rsock **socks,
+		    struct pollfd *sleep, int *armed, int left_ms)
+{
+	nfds_t i, n = 0;
+	int ret;
+
+	for (i = 0; i < nfds; i++) {
+		if (socks[i]) {
+			armed[2 * i] = (int)n;
+			armed[2 * i + 1] = rs_arm(socks[i], &sleep[n]);
+			n += (nfds_t)armed[2 * i + 1];
+		} else {
+			sleep[n] = fds[i];
+			sleep[n++].revents = 0;
+		}
+	}
+	/* what arrived while arming raises no event: look again first */
+	ret = rs_check(fds, nfds, socks);
+	if (ret)
+		return ret;
+	if (poll(sleep, n, left_ms) < 0)
+		return -1;
+	for (i = 0; i < nfds; i++)
+		if (socks[i])
+			rs_woken(socks[i], &sleep[armed[2 * i]], armed[2 * i + 1]);
+	return rs_check(fds, nfds, socks);
+}
+
 RDMACHAN_EXPORT int rpoll(struct pollfd *fds, nfds_t nfds, int timeout)
 {
-	struct rsock **socks;
-	struct pollfd *sleep;
+	struct rsock *socks_on_stack[RS_POLL_ON_STACK], **socks = socks_on_stack;
+	struct pollfd sleep_on_stack[2 * RS_POLL_ON_STACK], *sleep = sleep_on_stack;
+	int armed_on_stack[2 * RS_POLL_ON_STACK], *armed = armed_on_stack;
 	struct timespec start;
+	uint64_t spin_end;
 	bool any = false;
 	int ready = -1;
-	nfds_t i, n;
+	nfds_t i;
 
 	if (nfds && !fds)
 		return rs_err(EFAULT);
-	for (i = 0; i < nfds && !any; i++)
-		any = rs_get(fds[i].fd) != NULL;
-	if (!any)
-		return poll(fds, nfds, timeout);
-
-	socks = calloc(nfds, sizeof(*socks));
-	sleep = calloc(nfds * 2, sizeof(*sleep));
-	if (!socks || !sleep) {
-		errno = ENOMEM;
+	if (nfds > RS_POLL_ON_STACK) {
+		socks = calloc(nfds, sizeof(*socks));
+		sleep = calloc(nfds * 2, sizeof(*sleep));
+		/* per rsocket: where its channels are in @sleep, and how many */
+		armed = calloc(nfds * 2, sizeof(*armed));
+		if (!socks || !sleep || !armed) {
+			errno = ENOMEM;
+			goto out;
+		}
+	}
+	for (i = 0; i < nfds; i++) {
+		socks[i] = rs_get(fds[i].fd);
+		any = any || socks[i];
+	}
+	if (!any) {
+		ready = poll(fds, nfds, timeout);
 		goto out;
 	}
-	for (i = 0; i < nfds; i++)
-		socks[i] = fds[i].fd >= 0 ? rs_get(fds[i].fd) : NULL;
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	for (;;) {
-		int left = timeout;
-
+	ready = rs_check(fds, nfds, socks);
+	if (ready || !timeout)
+		goto out;
+	/* as a wait of one rsocket: poll the CQs a moment before sleeping */
+	spin_end = rs_now_us() + RS_SPIN_US;
+	while (!ready && rs_now_us() < spin_end)
 		ready = rs_check(fds, nfds, socks);
-		if (ready)
-			break;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (!ready) {
+		int left = -1;
+
 		if (timeout >= 0) {
 			left = timeout - rs_ms_since(&start);
 			if (left <= 0)
 				break;
 		}
-		for (i = 0, n = 0; i < nfds; i++) {
-			if (socks[i]) {
-				n += (nfds_t)rs_arm(socks[i], &sleep[n]);
-			} else {
-				sleep[n] = fds[i];
-				sleep[n++].revents = 0;
-			}
-		}
-		/* what arrived while arming raises no event: look again first */
-		ready = rs_check(fds, nfds, socks);
-		if (ready)
-			break;
-		if (poll(sleep, n, left) < 0) {
-			ready = -1;
-			break;
-		}
-		for (i = 0; i < nfds; i++)
-			if (socks[i])
-				rs_disarm(socks[i]);
+		ready = rs_sleep(fds, nfds, socks, sleep, armed, left);
 	}
 out:
-	free(socks);
-	free(sleep);
+	if (socks != socks_on_stack) {
+		free(socks);
+		free(sleep);
+		free(armed);
+	}
 	return ready;
 }
 

@@ -91,6 +91,7 @@ struct rsock *rs_alloc(int domain, struct rsock *parent)
 	pthread_cond_init(&rs->progressed, NULL);
 	rs->can_read = true;
 	rs->can_write = true;
+	rs->cm_pending = true;
 	if (parent) {
 		rs->sq_size = parent->sq_size;
 		rs->rq_size = parent->rq_size;

@@ -229,18 +229,39 @@ bool rs_sends_done(struct rsock *rs)
 	       rs->phase != RS_CONNECTED;
 }
 
-static void rs_take_cq_events(struct rsock *rs)
+/* A completion event was read: the CQ needs arming again. */
+void rs_count_cq_event(struct rsock *rs)
 {
+	rs->cq_armed = false;
+	if (++rs->cq_events >= RS_CQ_EVENT_BATCH) {
+		ibv_ack_cq_events(rs->cq, rs->cq_events);
+		rs->cq_events = 0;
+	}
+}
+
+/*
+ * The event of an armed CQ whose channel poll(2) found readable, read by
+ * rpoll() with @rs locked. The channel blocks (rs_wait reads it so), so it
+ * is read only when no waiter will and it is still readable.
+ */
+void rs_take_cq_event(struct rsock *rs)
+{
+	struct pollfd pfd = { .fd = rs->comp->fd, .events = POLLIN };
 	struct ibv_cq *cq;
 	void *ctx;
 
-	while (!ibv_get_cq_event(rs->comp, &cq, &ctx)) {
-		rs->cq_armed = false;
-		if (++rs->cq_events >= RS_CQ_EVENT_BATCH) {
-			ibv_ack_cq_events(rs->cq, rs->cq_events);
-			rs->cq_events = 0;
-		}
-	}
+	if (rs->waiting || poll(&pfd, 1, 0) != 1)
+		return;
+	if (!ibv_get_cq_event(rs->comp, &cq, &ctx))
+		rs_count_cq_event(rs);
+}
+
+uint64_t rs_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
 static void rs_make_progress(struct rsock *rs)
@@ -262,14 +283,20 @@ static int rs_ms_left(const struct timespec *deadline)
 }
 
 /*
- * Waits, with @rs unlocked, for its CQ or CM channel to have something
- * new. One thread polls the channels; the others wait for its news.
+ * Waits, with @rs unlocked, for its CQ (or, while connecting or with a
+ * time limit, its CM channel) to have something new. A connection that
+ * ends flushes the QP, so a connected rsocket needs only its CQ's event:
+ * one blocking read. One thread waits; the others wait for its news, and
+ * only the waiter reads the completion channel (see rs_take_cq_event).
  */
 static int rs_wait(struct rsock *rs, int timeout_ms)
 {
+	bool connected = rs->phase == RS_CONNECTED || rs->phase == RS_DISCONNECTED;
 	struct pollfd pfd[2];
 	uint64_t before = rs->progress;
+	struct ibv_cq *cq;
 	int n = 0, ret;
+	void *ctx;
 
 	if (rs->waiting) {
 		while (rs->waiting && rs->progress == before)
@@ -285,18 +312,30 @@ static int rs_wait(struct rsock *rs, int timeout_ms)
 			return 0;
 	}
 	rs->waiting = true;
-	pfd[n].fd = rs->fd;
-	pfd[n++].events = POLLIN;
-	if (rs->comp) {
-		pfd[n].fd = rs->comp->fd;
-		pfd[n++].events = POLLIN;
-	}
 	pthread_mutex_unlock(&rs->lock);
-	ret = poll(pfd, n, timeout_ms);
+	if (connected && rs->comp && timeout_ms < 0) {
+		ret = ibv_get_cq_event(rs->comp, &cq, &ctx) ? -1 : 1;
+		n = 2;
+		pfd[0].revents = 0;
+		pfd[1].revents = ret > 0 ? POLLIN : 0;
+	} else {
+		pfd[n].fd = rs->fd;
+		pfd[n++].events = POLLIN;
+		if (rs->comp) {
+			pfd[n].fd = rs->comp->fd;
+			pfd[n++].events = POLLIN;
+		}
+		ret = poll(pfd, n, timeout_ms);
+		if (ret > 0 && n > 1 && (pfd[1].revents & POLLIN) &&
+		    ibv_get_cq_event(rs->comp, &cq, &ctx))
+			pfd[1].revents = 0;
+	}
 	pthread_mutex_lock(&rs->lock);
 	rs->waiting = false;
-	if (ret > 0 && rs->comp)
-		rs_take_cq_events(rs);
+	if (ret > 0 && (pfd[0].revents & POLLIN))
+		rs->cm_pending = true;
+	if (ret > 0 && n > 1 && (pfd[1].revents & POLLIN))
+		rs_count_cq_event(rs);
 	rs_make_progress(rs);
 	rs->progress++;
 	pthread_cond_broadcast(&rs->progressed);
@@ -309,12 +348,21 @@ int rs_wait_until(struct rsock *rs, bool (*ready)(struct rsock *rs),
 		  int timeout_ms)
 {
 	struct timespec deadline;
+	uint64_t spin_end;
 
 	rs_make_progress(rs);
 	if (ready(rs))
 		return 0;
 	if (!timeout_ms)
 		return rs_err(EAGAIN);
+	/* the answer is often a few microseconds away: poll before sleeping */
+	spin_end = rs_now_us() + RS_SPIN_US;
+	do {
+		rs_poll_completions(rs);
+		rs_update_credits(rs);
+		if (ready(rs))
+			return 0;
+	} while (rs_now_us() < spin_end);
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	deadline.tv_sec += timeout_ms / 1000;
 	deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
