@@ -192,11 +192,16 @@ struct rsock *rs_alloc(int domain, struct rsock *parent);
 void rs_release(struct rsock *rs);
 void rs_set_fd_nonblock(int fd, bool on);
 
+/* rsocket_endpoint.c */
+int rs_create_endpoint(struct rsock *rs);
+void rs_destroy_endpoint(struct rsock *rs);
+void rs_format_conn(struct rsock *rs, struct rs_wire_conn *c);
+int rs_take_conn(struct rsock *rs, const void *data, uint8_t len);
+
 /* rsocket_conn.c */
 int rs_connect_step(struct rsock *rs);
 void rs_take_cm_events(struct rsock *rs);
 int rs_disconnect(struct rsock *rs);
-void rs_destroy_endpoint(struct rsock *rs);
 
 /* rsocket_wire.c */
 void rs_poll_completions(struct rsock *rs);
@@ -225,6 +230,8 @@ void rs_iter_copy(struct rs_iter *it, uint8_t *buf, size_t len, bool out);
 int rs_stage(struct rsock *rs, struct rs_iter *it, uint32_t len,
 	     struct ibv_sge *sgl);
 int rs_ready_to_transfer(struct rsock *rs);
+int rs_wait_to_send(struct rsock *rs, bool nonblock);
+uint32_t rs_next_piece(struct rsock *rs, uint32_t *piece, size_t left);
 
 /* rsocket_opts.c */
 int rs_keepalive_add(struct rsock *rs);

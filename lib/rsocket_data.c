@@ -118,6 +118,56 @@ static int rs_write_data(struct rsock *rs, struct rs_iter *it, uint32_t len)
 			     addr, key);
 }
 
+/*
+ * Waits (or not) until a send can go: 0, or the errno that ends it
+ * (ECONNRESET once the connection or our writing side is over).
+ */
+int rs_wait_to_send(struct rsock *rs, bool nonblock)
+{
+	if (!rs_can_send(rs) && rs_wait_for(rs, rs_sendable, nonblock))
+		return errno;
+	if (rs->phase != RS_CONNECTED || !rs->can_write)
+		return ECONNRESET;
+	return 0;
+}
+
+/*
+ * The size of the next write of @left bytes: pieces that grow from 2 KB,
+ * so that the first arrives soon and the later ones fill the pipe, and
+ * that fit the send buffer.
+ */
+uint32_t rs_next_piece(struct rsock *rs, uint32_t *piece, size_t left)
+{
+	uint32_t len = left < *piece ? (uint32_t)left : *piece;
+
+	if (*piece < RS_MAX_XFER)
+		*piece <<= 1;
+	return len < rs->sbuf_free ? len : rs->sbuf_free;
+}
+
+/* The rsocket of a call on @iov, and the bytes it holds; NULL and errno. */
+static struct rsock *rs_iov_call(int socket, const struct iovec *iov,
+				 int iovcnt, size_t *total)
+{
+	struct rsock *rs = rs_get(socket);
+	int err = 0;
+
+	if (!rs) {
+		errno = EBADF;
+		return NULL;
+	}
+	if (iovcnt < 0 || (iovcnt && !iov)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	*total = rs_iov_total(iov, iovcnt, &err);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	return rs;
+}
+
 /* A nonblocking connect still under way is EAGAIN, as rdma-core's. */
 int rs_ready_to_transfer(struct rsock *rs)
 {
@@ -133,20 +183,16 @@ int rs_ready_to_transfer(struct rsock *rs)
 static ssize_t rs_sendv(int socket, const struct iovec *iov, int iovcnt,
 			int flags)
 {
-	struct rsock *rs = rs_get(socket);
 	struct rs_iter it = { .iov = iov, .cnt = iovcnt };
-	uint32_t chunk = RS_FIRST_XFER;
+	uint32_t piece = RS_FIRST_XFER;
 	size_t total, left;
+	struct rsock *rs;
 	bool nonblock;
 	int err = 0;
 
+	rs = rs_iov_call(socket, iov, iovcnt, &total);
 	if (!rs)
-		return rs_err(EBADF);
-	if (iovcnt < 0 || (iovcnt && !iov))
-		return rs_err(EINVAL);
-	total = rs_iov_total(iov, iovcnt, &err);
-	if (err)
-		return rs_err(err);
+		return -1;
 	pthread_mutex_lock(&rs->lock);
 	nonblock = rs->nonblock || (flags & MSG_DONTWAIT);
 	if (rs_ready_to_transfer(rs)) {
@@ -158,21 +204,12 @@ static ssize_t rs_sendv(int socket, const struct iovec *iov, int iovcnt,
 		goto out;
 	}
 	for (left = total; left;) {
-		uint32_t len = left < chunk ? (uint32_t)left : chunk;
+		uint32_t len;
 
-		if (!rs_can_send(rs) && rs_wait_for(rs, rs_sendable, nonblock)) {
-			err = errno;
+		err = rs_wait_to_send(rs, nonblock);
+		if (err)
 			break;
-		}
-		if (rs->phase != RS_CONNECTED || !rs->can_write) {
-			err = ECONNRESET;
-			break;
-		}
-		/* growing pieces: the first arrives soon, the later ones fill the pipe */
-		if (chunk < RS_MAX_XFER)
-			chunk <<= 1;
-		if (len > rs->sbuf_free)
-			len = rs->sbuf_free;
+		len = rs_next_piece(rs, &piece, left);
 		if (len > rs->target_sgl[rs->target_idx].length)
 			len = rs->target_sgl[rs->target_idx].length;
 		if (rs_write_data(rs, &it, len)) {
@@ -231,21 +268,17 @@ static size_t rs_copy_out(struct rsock *rs, struct rs_iter *it, size_t want,
 static ssize_t rs_recvv(int socket, const struct iovec *iov, int iovcnt,
 			int flags)
 {
-	struct rsock *rs = rs_get(socket);
 	struct rs_iter it = { .iov = iov, .cnt = iovcnt };
 	size_t total, done = 0;
+	struct rsock *rs;
 	bool nonblock;
 	int err = 0;
 
+	rs = rs_iov_call(socket, iov, iovcnt, &total);
 	if (!rs)
-		return rs_err(EBADF);
-	if (iovcnt < 0 || (iovcnt && !iov))
-		return rs_err(EINVAL);
+		return -1;
 	if (flags & ~(MSG_PEEK | MSG_WAITALL | MSG_DONTWAIT))
 		return rs_err(EOPNOTSUPP);
-	total = rs_iov_total(iov, iovcnt, &err);
-	if (err)
-		return rs_err(err);
 	pthread_mutex_lock(&rs->lock);
 	nonblock = rs->nonblock || (flags & MSG_DONTWAIT);
 	if (rs_ready_to_transfer(rs)) {

@@ -31,6 +31,7 @@ static int rs_free_iomap_index(struct rsock *rs)
 int rs_publish_iomaps(struct rsock *rs, bool nonblock)
 {
 	struct rs_iomap_region *r;
+	int err;
 
 	for (r = rs->iomaps; r; r = r->next) {
 		struct rs_wire_iomap entry;
@@ -41,10 +42,9 @@ int rs_publish_iomaps(struct rsock *rs, bool nonblock)
 
 		if (r->index < 0 || r->published)
 			continue;
-		if (!rs_can_send(rs) && rs_wait_for(rs, rs_sendable, nonblock))
-			return -1;
-		if (rs->phase != RS_CONNECTED || !rs->can_write)
-			return rs_err(ECONNRESET);
+		err = rs_wait_to_send(rs, nonblock);
+		if (err)
+			return rs_err(err);
 		entry.offset = r->offset;
 		entry.sge.addr = (uintptr_t)r->mr->addr;
 		entry.sge.key = r->mr->rkey;
@@ -177,7 +177,7 @@ RDMACHAN_EXPORT size_t riowrite(int socket, const void *buf, size_t count,
 	struct iovec iov = { (void *)buf, count };
 	struct rs_iter it = { &iov, 1, 0 };
 	struct rsock *rs = rs_get(socket);
-	uint32_t chunk = RS_FIRST_XFER;
+	uint32_t piece = RS_FIRST_XFER;
 	struct rs_wire_iomap target;
 	size_t left = count;
 	bool nonblock;
@@ -195,26 +195,18 @@ RDMACHAN_EXPORT size_t riowrite(int socket, const void *buf, size_t count,
 	}
 	while (left) {
 		uint64_t at = (uint64_t)offset + (count - left);
-		uint32_t len = left < chunk ? (uint32_t)left : chunk;
 		struct ibv_sge sgl[2];
+		uint32_t len;
 		int nsge;
 
 		if (!rs_find_target(rs, at, &target)) {
 			err = EINVAL;
 			break;
 		}
-		if (!rs_can_send(rs) && rs_wait_for(rs, rs_sendable, nonblock)) {
-			err = errno;
+		err = rs_wait_to_send(rs, nonblock);
+		if (err)
 			break;
-		}
-		if (rs->phase != RS_CONNECTED || !rs->can_write) {
-			err = ECONNRESET;
-			break;
-		}
-		if (chunk < RS_MAX_XFER)
-			chunk <<= 1;
-		if (len > rs->sbuf_free)
-			len = rs->sbuf_free;
+		len = rs_next_piece(rs, &piece, left);
 		if (len > target.offset + target.sge.length - at)
 			len = (uint32_t)(target.offset + target.sge.length - at);
 		nsge = rs_stage(rs, &it, len, sgl);

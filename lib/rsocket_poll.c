@@ -40,7 +40,9 @@ static short rs_revents(struct rsock *rs, short events)
 			revents |= events & POLLIN;
 		if (rs_can_send(rs))
 			revents |= events & POLLOUT;
-		if (rs->phase == RS_DISCONNECTED)
+		/* the hang-up once what arrived before it is read: programs
+		 * (rstream) take POLLHUP for an error */
+		if (rs->phase == RS_DISCONNECTED && rs->rmsg_head == rs->rmsg_tail)
 			revents |= POLLHUP;
 		break;
 	case RS_CONNECT_FAILED:

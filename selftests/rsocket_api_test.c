@@ -499,22 +499,24 @@ TEST(options)
 TEST(connect_refused)
 {
 	struct sockaddr_in where;
-	int l = rs_listener(&where), fd, err;
+	int l = rs_listener(&where), fd, err = -1;
 	socklen_t len = sizeof(err);
+	short revents;
 
-	ASSERT_LE(0, l);
+	ASSERT_LE(0, l) TH_LOG("listener: %s", strerror(errno));
 	ASSERT_EQ(0, rclose(l));
 	fd = rsocket(AF_INET, SOCK_STREAM, 0);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(-1, rconnect(fd, (struct sockaddr *)&where, sizeof(where)));
-	ASSERT_EQ(ECONNREFUSED, errno);
+	ASSERT_EQ(ECONNREFUSED, errno) TH_LOG("rconnect: %s", strerror(errno));
 	rclose(fd);
 
 	fd = rs_connect_to(&where, true);
-	ASSERT_LE(0, fd);
-	ASSERT_TRUE(rs_wait(fd, POLLOUT) & POLLERR);
+	ASSERT_LE(0, fd) TH_LOG("nonblocking rconnect: %s", strerror(errno));
+	revents = rs_wait(fd, POLLOUT);
+	ASSERT_TRUE(revents & POLLERR) TH_LOG("revents %#x", revents);
 	ASSERT_EQ(0, rgetsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len));
-	ASSERT_EQ(ECONNREFUSED, err);
+	ASSERT_EQ(ECONNREFUSED, err) TH_LOG("SO_ERROR: %s", strerror(err));
 	rclose(fd);
 }
 
