@@ -115,8 +115,13 @@ static void rs_take_message(struct rsock *rs, uint32_t msg)
 	switch (RS_MSG_OP(msg)) {
 	case RS_OP_DATA:
 		next = (rs->rmsg_tail + 1) % (rs->rq_size + 1);
-		if (next == rs->rmsg_head) {
-			/* more than the credits given: the peer broke the protocol */
+		/*
+		 * More messages than credits given, or more data than the half
+		 * of the buffer it was written into: the peer broke the
+		 * protocol, and its lengths cannot be trusted to read by.
+		 */
+		if (next == rs->rmsg_head ||
+		    RS_MSG_VALUE(msg) > rs->rbuf_size / 2) {
 			rs_connection_lost(rs);
 			break;
 		}
