@@ -193,6 +193,11 @@ RDMACHAN_EXPORT int rconnect(int socket, const struct sockaddr *addr,
 			goto out;
 		}
 		rs->phase = RS_RESOLVING_ADDR;
+		/* as rdma-core's and TCP's: the outcome comes later */
+		if (rs->nonblock) {
+			ret = rs_err(EINPROGRESS);
+			goto out;
+		}
 		break;
 	case RS_RESOLVING_ADDR:
 	case RS_RESOLVING_ROUTE:

@@ -80,19 +80,24 @@ t_preload() {
 }
 
 # rsocket_programs: the whole set, rdmachan both ends and against stock
-# both ways
+# both ways. A stock client polls (-T a) only against a stock server:
+# rstream's do_poll() takes POLLHUP for an error, and stock's rpoll()
+# reports it with the last data when the server's goodbye came right
+# behind it, which a server may always do (rdmachan's rpoll() reports
+# POLLHUP only once the data is read).
 rsocket_programs() {
-	tap_plan 13
+	tap_plan 14
 	tap_test "rstream 64 B x 1000, both ends on rdmachan" t_rstream r r rstream 1000 "-S 64"
 	tap_test "rstream 1 MB x 20 verified, both ends on rdmachan" t_rstream r r rstream 20 "-S 1000000 -T v"
 	tap_test "rstream async (rpoll) verified, both ends on rdmachan" t_rstream r r rstream 100 "-S 10000 -T a -T v"
 	tap_test "rstream nonblocking verified, both ends on rdmachan" t_rstream r r rstream 100 "-S 10000 -T n -T v"
 	tap_test "rstream blocking with keepalive, both ends on rdmachan" t_rstream r r rstream 100 "-S 4096 -T b -k 1"
 	tap_test "rstream verified, rdmachan client, stock server" t_rstream s r rstream 20 "-S 1000000 -T v"
-	tap_test "rstream async verified, stock client, rdmachan server" t_rstream r s rstream 100 "-S 10000 -T a -T v"
+	tap_test "rstream async verified, rdmachan client, stock server" t_rstream s r rstream 100 "-S 10000 -T a -T v"
+	tap_test "rstream nonblocking verified, stock client, rdmachan server" t_rstream r s rstream 100 "-S 10000 -T n -T v"
 	tap_test "riostream verified, both ends on rdmachan" t_rstream r r riostream 50 "-S 100000 -T v"
-	tap_test "riostream nonblocking, rdmachan client, stock server" t_rstream s r riostream 50 "-S 100000 -T n -T v"
-	tap_test "riostream async, stock client, rdmachan server" t_rstream r s riostream 50 "-S 100000 -T a -T v"
+	tap_test "riostream nonblocking, stock client, rdmachan server" t_rstream r s riostream 50 "-S 100000 -T n -T v"
+	tap_test "riostream async, rdmachan client, stock server" t_rstream s r riostream 50 "-S 100000 -T a -T v"
 	tap_test "rcopy, both ends on rdmachan" t_rcopy r r
 	tap_test "rcopy, rdmachan client, stock server; and back" t_rcopy_both_ways
 	tap_test "librspreload: a plain socket program over rsockets on rdmachan" t_preload
