@@ -61,6 +61,7 @@ SELFTEST_CFLAGS := $(USER_CFLAGS) -I$(LINUX_SRC)/tools/testing/selftests \
 # to validate them on the stock stack (`make check-stock`).
 API_SELFTESTS := cm_api_test cm_channel_test cm_connect_test cm_events_test \
 	cm_storm_test cm_sync_test cm_faults_test cm_qp_api_test rsocket_api_test \
+	rsocket_dgram_test \
 	$(patsubst selftests/%.c,%,$(wildcard selftests/verbs_*_test.c))
 API_SELFTESTS := $(filter-out verbs_device_test verbs_modify_qp_test,$(API_SELFTESTS))
 STOCK_SELFTESTS := $(API_SELFTESTS:%=$(B)/selftests-stock/%)

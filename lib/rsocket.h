@@ -106,6 +106,8 @@ enum rs_phase {
 	RS_DISCONNECTED,
 };
 
+struct rs_dgram;
+
 struct rs_iomap_region {
 	struct rs_iomap_region *next;
 	struct ibv_mr *mr;
@@ -118,6 +120,8 @@ struct rs_iomap_region {
 struct rsock {
 	int fd;
 	int domain;
+	/* a datagram rsocket's state; NULL for a stream */
+	struct rs_dgram *dg;
 	struct rdma_event_channel *chan;
 	struct rdma_cm_id *id;
 	/* guards everything below; dropped while waiting */
@@ -188,7 +192,7 @@ struct rs_iter {
 struct rsock *rs_get(int fd);
 int rs_err(int err);
 int rs_add(struct rsock *rs);
-struct rsock *rs_alloc(int domain, struct rsock *parent);
+struct rsock *rs_alloc(int domain, int type, struct rsock *parent);
 void rs_release(struct rsock *rs);
 void rs_set_fd_nonblock(int fd, bool on);
 

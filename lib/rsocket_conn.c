@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "rsocket.h"
+#include "rsocket_dgram.h"
 
 #define RS_RESOLVE_TIMEOUT_MS	2000
 /* How long a close waits for its last messages to be acknowledged. */
@@ -184,6 +184,10 @@ RDMACHAN_EXPORT int rconnect(int socket, const struct sockaddr *addr,
 
 	if (!rs)
 		return -1;
+	if (rs->dg) {
+		ret = rs_dg_connect(rs, addr, addrlen);
+		goto out;
+	}
 	switch (rs->phase) {
 	case RS_NEW:
 	case RS_BOUND:
@@ -241,7 +245,9 @@ RDMACHAN_EXPORT int rbind(int socket, const struct sockaddr *addr,
 
 	if (!rs)
 		return -1;
-	if (rs->phase != RS_NEW) {
+	if (rs->dg) {
+		ret = bind(rs->dg->udp, addr, addrlen);
+	} else if (rs->phase != RS_NEW) {
 		ret = rs_err(EINVAL);
 	} else {
 		ret = rdma_bind_addr(rs->id, (struct sockaddr *)addr);
@@ -259,6 +265,9 @@ RDMACHAN_EXPORT int rlisten(int socket, int backlog)
 
 	if (!rs)
 		return rs_err(EBADF);
+	/* as UDP's */
+	if (rs->dg)
+		return rs_err(EOPNOTSUPP);
 	pthread_mutex_lock(&rs->lock);
 	if (rs->phase == RS_BOUND || rs->phase == RS_NEW) {
 		ret = rdma_listen(rs->id, backlog);
@@ -294,7 +303,7 @@ static struct rsock *rs_accept_request(struct rsock *ls,
 	memcpy(&req, param.private_data, sizeof(req));
 	rdma_ack_cm_event(ev);
 
-	rs = rs_alloc(ls->domain, ls);
+	rs = rs_alloc(ls->domain, SOCK_STREAM, ls);
 	if (!rs) {
 		rdma_reject(id, NULL, 0);
 		rdma_destroy_id(id);
@@ -370,6 +379,8 @@ RDMACHAN_EXPORT int raccept(int socket, struct sockaddr *addr,
 
 	if (!ls)
 		return rs_err(EBADF);
+	if (ls->dg)
+		return rs_err(EOPNOTSUPP);
 	if (addr && !addrlen)
 		return rs_err(EFAULT);
 	pthread_mutex_lock(&ls->lock);
@@ -452,6 +463,10 @@ RDMACHAN_EXPORT int rshutdown(int socket, int how)
 	if (how != SHUT_RD && how != SHUT_WR && how != SHUT_RDWR)
 		return rs_err(EINVAL);
 	pthread_mutex_lock(&rs->lock);
+	if (rs->dg) {
+		ret = rs_dg_shutdown(rs, how);
+		goto out;
+	}
 	if (rs->phase == RS_DISCONNECTED) {
 		rs->can_read = rs->can_read && how == SHUT_WR;
 		rs->can_write = rs->can_write && how == SHUT_RD;
@@ -497,6 +512,9 @@ static int rs_name(int socket, struct sockaddr *addr, socklen_t *addrlen,
 	/* a NULL address with no room asks only for the length */
 	if (!addrlen || (!addr && *addrlen))
 		return rs_err(EFAULT);
+	if (rs->dg)
+		return peer ? getpeername(rs->dg->udp, addr, addrlen) :
+			      getsockname(rs->dg->udp, addr, addrlen);
 	if (peer && rs->phase != RS_CONNECTED && rs->phase != RS_DISCONNECTED)
 		return rs_err(ENOTCONN);
 	sa = peer ? rdma_get_peer_addr(rs->id) : rdma_get_local_addr(rs->id);

@@ -9,7 +9,7 @@
 #include <sys/uio.h>
 
 #include "internal.h"
-#include "rsocket.h"
+#include "rsocket_dgram.h"
 
 size_t rs_iov_total(const struct iovec *iov, int cnt, int *err)
 {
@@ -181,7 +181,7 @@ int rs_ready_to_transfer(struct rsock *rs)
 }
 
 static ssize_t rs_sendv(int socket, const struct iovec *iov, int iovcnt,
-			int flags)
+			int flags, const struct sockaddr *to, socklen_t tolen)
 {
 	struct rs_iter it = { .iov = iov, .cnt = iovcnt };
 	uint32_t piece = RS_FIRST_XFER;
@@ -194,6 +194,13 @@ static ssize_t rs_sendv(int socket, const struct iovec *iov, int iovcnt,
 	if (!rs)
 		return -1;
 	pthread_mutex_lock(&rs->lock);
+	if (rs->dg) {
+		ssize_t ret = rs_dg_sendv(rs, iov, iovcnt, total, flags, to,
+					  tolen);
+
+		pthread_mutex_unlock(&rs->lock);
+		return ret;
+	}
 	nonblock = rs->nonblock || (flags & MSG_DONTWAIT);
 	if (rs_ready_to_transfer(rs)) {
 		err = errno;
@@ -266,7 +273,7 @@ static size_t rs_copy_out(struct rsock *rs, struct rs_iter *it, size_t want,
 }
 
 static ssize_t rs_recvv(int socket, const struct iovec *iov, int iovcnt,
-			int flags)
+			int flags, struct sockaddr *from, socklen_t *fromlen)
 {
 	struct rs_iter it = { .iov = iov, .cnt = iovcnt };
 	size_t total, done = 0;
@@ -280,6 +287,13 @@ static ssize_t rs_recvv(int socket, const struct iovec *iov, int iovcnt,
 	if (flags & ~(MSG_PEEK | MSG_WAITALL | MSG_DONTWAIT))
 		return rs_err(EOPNOTSUPP);
 	pthread_mutex_lock(&rs->lock);
+	if (rs->dg) {
+		ssize_t ret = rs_dg_recvv(rs, iov, iovcnt, total, flags, from,
+					  fromlen);
+
+		pthread_mutex_unlock(&rs->lock);
+		return ret;
+	}
 	nonblock = rs->nonblock || (flags & MSG_DONTWAIT);
 	if (rs_ready_to_transfer(rs)) {
 		err = errno;
@@ -309,17 +323,17 @@ RDMACHAN_EXPORT ssize_t rsend(int socket, const void *buf, size_t len,
 {
 	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
 
-	return rs_sendv(socket, &iov, 1, flags);
+	return rs_sendv(socket, &iov, 1, flags, NULL, 0);
 }
 
+/* A stream rsocket ignores the address, as a connected TCP socket does. */
 RDMACHAN_EXPORT ssize_t rsendto(int socket, const void *buf, size_t len,
 				int flags, const struct sockaddr *dest_addr,
 				socklen_t addrlen)
 {
-	(void)dest_addr;
-	(void)addrlen;
-	/* a connected stream socket ignores the address, as TCP's does */
-	return rsend(socket, buf, len, flags);
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+
+	return rs_sendv(socket, &iov, 1, flags, dest_addr, addrlen);
 }
 
 RDMACHAN_EXPORT ssize_t rsendmsg(int socket, const struct msghdr *msg,
@@ -327,7 +341,8 @@ RDMACHAN_EXPORT ssize_t rsendmsg(int socket, const struct msghdr *msg,
 {
 	if (!msg)
 		return rs_err(EFAULT);
-	return rs_sendv(socket, msg->msg_iov, (int)msg->msg_iovlen, flags);
+	return rs_sendv(socket, msg->msg_iov, (int)msg->msg_iovlen, flags,
+			msg->msg_name, msg->msg_namelen);
 }
 
 RDMACHAN_EXPORT ssize_t rwrite(int socket, const void *buf, size_t count)
@@ -338,22 +353,27 @@ RDMACHAN_EXPORT ssize_t rwrite(int socket, const void *buf, size_t count)
 RDMACHAN_EXPORT ssize_t rwritev(int socket, const struct iovec *iov,
 				int iovcnt)
 {
-	return rs_sendv(socket, iov, iovcnt, 0);
+	return rs_sendv(socket, iov, iovcnt, 0, NULL, 0);
 }
 
 RDMACHAN_EXPORT ssize_t rrecv(int socket, void *buf, size_t len, int flags)
 {
 	struct iovec iov = { .iov_base = buf, .iov_len = len };
 
-	return rs_recvv(socket, &iov, 1, flags);
+	return rs_recvv(socket, &iov, 1, flags, NULL, NULL);
 }
 
 RDMACHAN_EXPORT ssize_t rrecvfrom(int socket, void *buf, size_t len,
 				  int flags, struct sockaddr *src_addr,
 				  socklen_t *addrlen)
 {
-	ssize_t ret = rrecv(socket, buf, len, flags);
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct rsock *rs = rs_get(socket);
+	ssize_t ret;
 
+	if (rs && rs->dg)
+		return rs_recvv(socket, &iov, 1, flags, src_addr, addrlen);
+	ret = rs_recvv(socket, &iov, 1, flags, NULL, NULL);
 	if (ret >= 0 && src_addr && addrlen &&
 	    rgetpeername(socket, src_addr, addrlen))
 		return -1;
@@ -365,7 +385,8 @@ RDMACHAN_EXPORT ssize_t rrecvmsg(int socket, struct msghdr *msg, int flags)
 	if (!msg)
 		return rs_err(EFAULT);
 	msg->msg_flags = 0;
-	return rs_recvv(socket, msg->msg_iov, (int)msg->msg_iovlen, flags);
+	return rs_recvv(socket, msg->msg_iov, (int)msg->msg_iovlen, flags,
+			msg->msg_name, msg->msg_name ? &msg->msg_namelen : NULL);
 }
 
 RDMACHAN_EXPORT ssize_t rread(int socket, void *buf, size_t count)
@@ -376,5 +397,5 @@ RDMACHAN_EXPORT ssize_t rread(int socket, void *buf, size_t count)
 RDMACHAN_EXPORT ssize_t rreadv(int socket, const struct iovec *iov,
 			       int iovcnt)
 {
-	return rs_recvv(socket, iov, iovcnt, 0);
+	return rs_recvv(socket, iov, iovcnt, 0, NULL, NULL);
 }

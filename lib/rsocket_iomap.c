@@ -93,7 +93,8 @@ RDMACHAN_EXPORT off_t riomap(int socket, void *buf, size_t len, int prot,
 	if ((prot & ~PROT_WRITE) || flags || !buf || !len)
 		return rs_err(EINVAL);
 	pthread_mutex_lock(&rs->lock);
-	if (!rs->id->pd || !rs->cq) {
+	/* a datagram rsocket has no peer to map for */
+	if (rs->dg || !rs->cq || !rs->id->pd) {
 		errno = EINVAL;
 		goto out;
 	}

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "rsocket.h"
+#include "rsocket_dgram.h"
 
 /* The rsockets with SO_KEEPALIVE; taken before any rsocket's lock. */
 static pthread_mutex_t rs_keepalive_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -115,10 +115,16 @@ static int rs_int_opt(const void *optval, socklen_t optlen, int *value)
 	return 0;
 }
 
+/* Queues and buffers are sized once, by the first connection or QP. */
+static bool rs_sized(struct rsock *rs)
+{
+	return rs->cq || (rs->dg && rs->dg->sized);
+}
+
 static int rs_set_rdma_opt(struct rsock *rs, int optname, const void *optval,
 			   socklen_t optlen, int value)
 {
-	if (rs->cq)
+	if (rs_sized(rs))
 		return rs_err(EINVAL);
 	switch (optname) {
 	case RDMA_SQSIZE:
@@ -163,6 +169,15 @@ RDMACHAN_EXPORT int rsetsockopt(int socket, int level, int optname,
 		return -1;
 	if (level == SOL_RDMA && optname == RDMA_ROUTE && (!optval || !optlen))
 		return rs_err(EINVAL);
+	/* a datagram rsocket's UDP socket takes the option too, as rdma-core's */
+	if (rs->dg && level != SOL_RDMA) {
+		if (setsockopt(rs->dg->udp, level, optname, optval, optlen))
+			return -1;
+		if (level == SOL_SOCKET && optname == SO_KEEPALIVE) {
+			rs->keepalive = value;
+			return 0;
+		}
+	}
 	if (level == SOL_SOCKET && optname == SO_KEEPALIVE) {
 		if (value)
 			return rs_keepalive_add(rs);
@@ -175,6 +190,8 @@ RDMACHAN_EXPORT int rsetsockopt(int socket, int level, int optname,
 		switch (optname) {
 		case SO_REUSEADDR:
 			rs->reuseaddr = value;
+			if (rs->dg)
+				break;
 			ret = rdma_set_option(rs->id, RDMA_OPTION_ID,
 					      RDMA_OPTION_ID_REUSEADDR,
 					      &value, sizeof(value));
@@ -183,11 +200,11 @@ RDMACHAN_EXPORT int rsetsockopt(int socket, int level, int optname,
 				ret = 0;
 			break;
 		case SO_RCVBUF:
-			if (!rs->cq && value > 0)
+			if (!rs_sized(rs) && value > 0)
 				rs->rbuf_size = (uint32_t)value << 1;
 			break;
 		case SO_SNDBUF:
-			if (!rs->cq && value > 0)
+			if (!rs_sized(rs) && value > 0)
 				rs->sbuf_size = (uint32_t)value << 1;
 			if (rs->sbuf_size < RS_SEND_LOWAT * 2)
 				rs->sbuf_size = RS_SEND_LOWAT * 2;
@@ -283,7 +300,7 @@ RDMACHAN_EXPORT int rgetsockopt(int socket, int level, int optname,
 			rs->so_error = 0;
 			break;
 		case SO_TYPE:
-			value = SOCK_STREAM;
+			value = rs->dg ? SOCK_DGRAM : SOCK_STREAM;
 			break;
 		}
 	} else if (level == IPPROTO_TCP) {
@@ -322,11 +339,12 @@ RDMACHAN_EXPORT int rfcntl(int socket, int cmd, ...)
 		pthread_mutex_unlock(&rs->lock);
 		return 0;
 	case F_GETFD:
+		return fcntl(socket, F_GETFD);
 	case F_SETFD:
 		va_start(ap, cmd);
 		arg = va_arg(ap, long);
 		va_end(ap);
-		return fcntl(socket, cmd, arg);
+		return fcntl(socket, F_SETFD, arg);
 	default:
 		return rs_err(EINVAL);
 	}

@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "internal.h"
-#include "rsocket.h"
+#include "rsocket_dgram.h"
 
 /* What @rs offers of @events now, after taking what has arrived. */
 static short rs_revents(struct rsock *rs, short events)
@@ -21,6 +21,15 @@ static short rs_revents(struct rsock *rs, short events)
 	short revents = 0;
 
 	pthread_mutex_lock(&rs->lock);
+	if (rs->dg) {
+		rs_dg_progress(rs, true);
+		if (rs_dg_readable(rs))
+			revents |= events & POLLIN;
+		if (rs_dg_writable(rs))
+			revents |= events & POLLOUT;
+		pthread_mutex_unlock(&rs->lock);
+		return revents;
+	}
 	if (rs->phase >= RS_RESOLVING_ADDR && rs->phase <= RS_CONNECTING)
 		rs_connect_step(rs);
 	switch (rs->phase) {
@@ -61,6 +70,12 @@ static int rs_arm(struct rsock *rs, struct pollfd *pfd)
 	int n = 0;
 
 	pthread_mutex_lock(&rs->lock);
+	if (rs->dg) {
+		pfd[0].fd = rs_dg_arm(rs);
+		pfd[0].events = POLLIN;
+		pthread_mutex_unlock(&rs->lock);
+		return 1;
+	}
 	pfd[n].fd = rs->fd;
 	pfd[n++].events = POLLIN;
 	if (rs->cq && (rs->phase == RS_CONNECTED || rs->phase == RS_DISCONNECTED)) {
@@ -79,6 +94,11 @@ static int rs_arm(struct rsock *rs, struct pollfd *pfd)
 static void rs_woken(struct rsock *rs, const struct pollfd *pfd, int n)
 {
 	pthread_mutex_lock(&rs->lock);
+	if (rs->dg) {
+		rs_dg_take_cq_events(rs);
+		pthread_mutex_unlock(&rs->lock);
+		return;
+	}
 	if (pfd[0].revents & POLLIN)
 		rs->cm_pending = true;
 	if (n > 1 && (pfd[1].revents & POLLIN))

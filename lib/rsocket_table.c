@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "rsocket.h"
+#include "rsocket_dgram.h"
 
 #define RS_TABLE_PAGE_SHIFT	10
 #define RS_TABLE_PAGE		(1u << RS_TABLE_PAGE_SHIFT)
@@ -76,10 +76,11 @@ void rs_set_fd_nonblock(int fd, bool on)
 }
 
 /*
- * A new rsocket with its own channel and CM id; an accepted one (@parent,
- * its listener) inherits the listener's sizes and options.
+ * A new rsocket: a stream with its own channel (an accepted one, of
+ * listener @parent, inherits its sizes and options), or a datagram
+ * rsocket with its UDP socket.
  */
-struct rsock *rs_alloc(int domain, struct rsock *parent)
+struct rsock *rs_alloc(int domain, int type, struct rsock *parent)
 {
 	struct rsock *rs = calloc(1, sizeof(*rs));
 
@@ -110,6 +111,11 @@ struct rsock *rs_alloc(int domain, struct rsock *parent)
 		rs->sbuf_size = RS_DEFAULT_BUF;
 		rs->keepidle = 7200;
 	}
+	if (type == SOCK_DGRAM) {
+		if (rs_dg_init(rs))
+			goto err;
+		return rs;
+	}
 	rs->chan = rdma_create_event_channel();
 	if (!rs->chan)
 		goto err;
@@ -119,9 +125,15 @@ struct rsock *rs_alloc(int domain, struct rsock *parent)
 	return rs;
 
 err:
-	pthread_mutex_destroy(&rs->lock);
-	pthread_cond_destroy(&rs->progressed);
-	free(rs);
+	{
+		int err = errno;
+
+		rs_dg_free(rs);
+		pthread_mutex_destroy(&rs->lock);
+		pthread_cond_destroy(&rs->progressed);
+		free(rs);
+		errno = err;
+	}
 	return NULL;
 }
 
@@ -133,6 +145,7 @@ int rs_add(struct rsock *rs)
 /* Frees @rs and everything it holds; the caller took it out of the table. */
 void rs_release(struct rsock *rs)
 {
+	rs_dg_free(rs);
 	rs_destroy_endpoint(rs);
 	if (rs->id)
 		rdma_destroy_id(rs->id);
@@ -150,14 +163,16 @@ RDMACHAN_EXPORT int rsocket(int domain, int type, int protocol)
 	struct rsock *rs;
 
 	/* EOPNOTSUPP for all of them, as rdma-core's rsocket() */
-	if ((domain != AF_INET && domain != AF_INET6) || kind != SOCK_STREAM ||
-	    (protocol && protocol != IPPROTO_TCP))
+	if ((domain != AF_INET && domain != AF_INET6) ||
+	    (kind == SOCK_STREAM && protocol && protocol != IPPROTO_TCP) ||
+	    (kind == SOCK_DGRAM && protocol && protocol != IPPROTO_UDP) ||
+	    (kind != SOCK_STREAM && kind != SOCK_DGRAM))
 		return rs_err(EOPNOTSUPP);
 
-	rs = rs_alloc(domain, NULL);
+	rs = rs_alloc(domain, kind, NULL);
 	if (!rs)
 		return -1;
-	if (rdma_create_id(rs->chan, &rs->id, rs, RDMA_PS_TCP))
+	if (!rs->dg && rdma_create_id(rs->chan, &rs->id, rs, RDMA_PS_TCP))
 		goto err;
 	if (type & SOCK_NONBLOCK)
 		rs->nonblock = true;

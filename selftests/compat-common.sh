@@ -650,22 +650,6 @@ t_xsrq() {
 		{ echo "# exit $r_rc, stock $s_rc"; show "$work/rdmachan.log"; return 1; }
 }
 
-# udpong loads and fails cleanly: a datagram rsocket() is EOPNOTSUPP
-# (stream rsockets: compat_rsocket_programs_test.sh).
-t_rsocket_programs() {
-	for prog in "udpong -s $addr"; do
-		set -f
-		# shellcheck disable=SC2086
-		on r timeout 20 $prog >"$work/rs.log" 2>&1
-		rc=$?
-		set +f
-		# an exit status, not the time limit (124) nor a signal (128 + n)
-		{ [ $rc -lt 124 ] || [ $rc -eq 255 ]; } &&
-			expect "$work/rs.log" "rsocket failed: Operation not supported" ||
-			{ echo "# $prog: exit $rc"; show "$work/rs.log"; return 1; }
-	done
-}
-
 # ibv_asyncwatch on rdmachan and on stock at once, while rdmachan0 goes
 # down and up: both print PORT_ERR, then PORT_ACTIVE, for port 1.
 t_asyncwatch() {

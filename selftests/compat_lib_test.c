@@ -111,7 +111,7 @@ TEST(unimplemented_calls_fail_cleanly)
 	EXPECT_EQ(-1, rdma_set_local_ece(NULL, &ece));
 	EXPECT_EQ(EOPNOTSUPP, errno);
 	errno = 0;
-	EXPECT_EQ(-1, rsocket(AF_INET, SOCK_DGRAM, 0));
+	EXPECT_EQ(-1, rsocket(AF_INET, SOCK_SEQPACKET, 0));
 	EXPECT_EQ(EOPNOTSUPP, errno);
 	/* the old (IBVERBS_1.0) ABI is there, and fails the same way */
 	old_get_device_list = dlvsym(RTLD_DEFAULT, "ibv_get_device_list",

@@ -79,6 +79,40 @@ t_preload() {
 	fi
 }
 
+# udp_bound PORT: a UDP socket is bound to PORT (a datagram rsocket's)
+udp_bound() {
+	grep -qE ":$(printf '%04X' "$1") 0+:0000 07" /proc/net/udp /proc/net/udp6 2>/dev/null
+}
+
+# t_udpong XFERS "ARGS": udpong (datagram rsockets), both ends on
+# rdmachan, ARGS at both ends; the server answers every echo (XFERS
+# each way) and sees the client log in. The first datagram goes over
+# UDP, the rest over UD: over the path MTU (1 KB on rxe) over UDP.
+t_udpong() {
+	persistent_server=1
+	pair r r "udp_bound 7493" "udpong -b $addr -p 7493 $2" \
+		"udpong -s $addr -p 7493 -C $1 $2"
+	rc=$?
+	persistent_server=
+	[ $rc -eq 0 ] && statuses 0 0 || return 1
+	rr_xfers=$(($1 * 2))
+	[ "$rr_xfers" -lt 1000 ] || rr_xfers=$((rr_xfers / 1000))k
+	expect "$work/server.log" "client login from $addr" &&
+		expect_count "$work/client.log" 1 "^custom +[0-9.]+[kmg]? +$rr_xfers +" ||
+		{ show "$work/server.log"; show "$work/client.log"; return 1; }
+}
+
+# t_udpong_stock_client: stock's datagram rsockets cannot run on RoCE at
+# all (each rsocket's own loopback address handle has no GRH, which a
+# RoCE port refuses), so there is no stock end to test against: its
+# client ends at rconnect, which is what this checks.
+t_udpong_stock_client() {
+	on s timeout 20 udpong -s "$addr" -p 7494 -C 10 -S 64 >"$work/rs.log" 2>&1
+	rc=$?
+	[ $rc -ne 0 ] && [ $rc -ne 124 ] && expect "$work/rs.log" "rconnect:" ||
+		{ echo "# stock udpong exit $rc"; show "$work/rs.log"; return 1; }
+}
+
 # rsocket_programs: the whole set, rdmachan both ends and against stock
 # both ways. A stock client polls (-T a) only against a stock server:
 # rstream's do_poll() takes POLLHUP for an error, and stock's rpoll()
@@ -86,7 +120,7 @@ t_preload() {
 # behind it, which a server may always do (rdmachan's rpoll() reports
 # POLLHUP only once the data is read).
 rsocket_programs() {
-	tap_plan 14
+	tap_plan 18
 	tap_test "rstream 64 B x 1000, both ends on rdmachan" t_rstream r r rstream 1000 "-S 64"
 	tap_test "rstream 1 MB x 20 verified, both ends on rdmachan" t_rstream r r rstream 20 "-S 1000000 -T v"
 	tap_test "rstream async (rpoll) verified, both ends on rdmachan" t_rstream r r rstream 100 "-S 10000 -T a -T v"
@@ -101,5 +135,9 @@ rsocket_programs() {
 	tap_test "rcopy, both ends on rdmachan" t_rcopy r r
 	tap_test "rcopy, rdmachan client, stock server; and back" t_rcopy_both_ways
 	tap_test "librspreload: a plain socket program over rsockets on rdmachan" t_preload
+	tap_test "udpong blocking echo 64 B, both ends on rdmachan" t_udpong 500 "-S 64 -T b -T e"
+	tap_test "udpong nonblocking echo 1 KB, both ends on rdmachan" t_udpong 300 "-S 1000 -T n -T e"
+	tap_test "udpong async (rpoll) echo 1500 B over UDP, both ends on rdmachan" t_udpong 100 "-S 1500 -T a -T e"
+	tap_test "udpong: stock cannot run datagram rsockets on RoCE" t_udpong_stock_client
 	tap_done
 }

@@ -1,0 +1,434 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Datagram rsockets' data: sending over UD (or over UDP until the peer's
+ * QP is known), the UDP side of the protocol (a datagram that comes over
+ * UDP is answered with our QP number, so that the peer can switch to UD),
+ * receiving from both, and waiting on both.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "internal.h"
+#include "rsocket_dgram.h"
+
+static size_t rs_dg_max_data(const struct rs_dg_qp *qp)
+{
+	return RS_DG_SLOT - qp->hdr.length;
+}
+
+/* Sends @len bytes of @data to @dest over UDP, behind our QP's number. */
+static ssize_t rs_dg_udp_send(struct rsock *rs, struct rs_dg_dest *dest,
+			      uint8_t op, const void *data, size_t len,
+			      bool nonblock)
+{
+	const struct rs_dg_qp *qp = dest->qp;
+	struct rs_udp_wire_hdr hdr;
+	struct iovec iov[2];
+	struct msghdr msg;
+	ssize_t ret;
+
+	memset(&hdr, 0, sizeof(hdr));
+	hdr.tag = htobe32(RS_UDP_TAG);
+	hdr.version = qp->hdr.version;
+	hdr.op = op;
+	hdr.qpn = htobe32(qp->id->qp->qp_num & 0xffffff);
+	if (qp->hdr.version == 4) {
+		hdr.length = RS_UDP_HDR_V4;
+		hdr.addr.ipv4 = qp->hdr.addr.ipv4;
+	} else {
+		hdr.length = RS_UDP_HDR_V6;
+		memcpy(hdr.addr.ipv6, qp->hdr.addr.ipv6.addr, 16);
+	}
+	iov[0].iov_base = &hdr;
+	iov[0].iov_len = hdr.length;
+	iov[1].iov_base = (void *)data;
+	iov[1].iov_len = len;
+	memset(&msg, 0, sizeof(msg));
+	msg.msg_name = &dest->addr;
+	msg.msg_namelen = dest->addrlen;
+	msg.msg_iov = iov;
+	msg.msg_iovlen = len ? 2 : 1;
+	ret = sendmsg(rs->dg->udp, &msg, nonblock ? MSG_DONTWAIT : 0);
+	return ret < 0 ? -1 : (ssize_t)len;
+}
+
+static bool rs_dg_udp_valid(const struct rs_udp_wire_hdr *hdr, ssize_t len,
+			    const struct sockaddr *from)
+{
+	if (len < (ssize_t)RS_UDP_HDR_V4 || hdr->tag != htobe32(RS_UDP_TAG))
+		return false;
+	if (hdr->version == 4)
+		return from->sa_family == AF_INET &&
+		       hdr->length == RS_UDP_HDR_V4;
+	return hdr->version == 6 && from->sa_family == AF_INET6 &&
+	       hdr->length == RS_UDP_HDR_V6 && len >= (ssize_t)RS_UDP_HDR_V6;
+}
+
+static void rs_dg_queue_udp(struct rsock *rs, const struct sockaddr *from,
+			    socklen_t fromlen, const uint8_t *data, size_t len)
+{
+	struct rs_dgram *dg = rs->dg;
+	struct rs_dg_udp_msg *msg;
+
+	/* a datagram may be dropped; a reader that does not read drops */
+	if (!rs->can_read || dg->udp_queued >= rs->rq_size)
+		return;
+	msg = malloc(sizeof(*msg) + len);
+	if (!msg)
+		return;
+	memcpy(&msg->from, from, fromlen);
+	msg->fromlen = fromlen;
+	msg->len = (uint32_t)len;
+	memcpy(msg->data, data, len);
+	msg->next = NULL;
+	if (dg->udp_last)
+		dg->udp_last->next = msg;
+	else
+		dg->udp_first = msg;
+	dg->udp_last = msg;
+	dg->udp_queued++;
+}
+
+/* Takes what came over UDP: answers data with our QP, learns the peer's. */
+static void rs_dg_take_udp(struct rsock *rs)
+{
+	uint8_t buf[RS_UDP_HDR_V6 + RS_DG_SLOT];
+	const struct rs_udp_wire_hdr *hdr = (const void *)buf;
+
+	for (;;) {
+		struct sockaddr_storage from;
+		socklen_t fromlen = sizeof(from);
+		struct rs_dg_dest *dest;
+		uint32_t qpn;
+		ssize_t len;
+
+		len = recvfrom(rs->dg->udp, buf, sizeof(buf), MSG_DONTWAIT,
+			       (struct sockaddr *)&from, &fromlen);
+		if (len <= 0)
+			return;
+		if (!rs_dg_udp_valid(hdr, len, (struct sockaddr *)&from))
+			continue;
+		dest = rs_dg_dest_for(rs, (struct sockaddr *)&from, fromlen);
+		if (!dest)
+			continue;
+		qpn = be32toh(hdr->qpn) & 0xffffff;
+		if (hdr->op == RS_OP_DATA && rs->can_write)
+			rs_dg_udp_send(rs, dest, RS_OP_CTRL, NULL, 0, true);
+		if (!dest->ah || dest->qpn != qpn)
+			rs_dg_make_ah(dest, qpn);
+		if (hdr->op == RS_OP_DATA &&
+		    (size_t)(len - hdr->length) <= rs_dg_max_data(dest->qp))
+			rs_dg_queue_udp(rs, (struct sockaddr *)&from, fromlen,
+					buf + hdr->length,
+					(size_t)(len - hdr->length));
+	}
+}
+
+static bool rs_dg_recv_valid(const struct rs_dg_qp *qp, const struct ibv_wc *wc,
+			     uint32_t offset)
+{
+	const struct rs_dg_wire_hdr *hdr = (const void *)(qp->rbuf + offset);
+
+	if (wc->status != IBV_WC_SUCCESS ||
+	    wc->byte_len < sizeof(struct ibv_grh) + RS_DG_HDR_V4)
+		return false;
+	return (hdr->version == 4 && hdr->length == RS_DG_HDR_V4) ||
+	       (hdr->version == 6 && hdr->length == RS_DG_HDR_V6 &&
+		wc->byte_len >= sizeof(struct ibv_grh) + RS_DG_HDR_V6);
+}
+
+static void rs_dg_poll_cq(struct rsock *rs, struct rs_dg_qp *qp)
+{
+	struct rs_dgram *dg = rs->dg;
+	struct ibv_wc wc[8];
+	int n, i;
+
+	while ((n = ibv_poll_cq(qp->cq, 8, wc)) > 0) {
+		for (i = 0; i < n; i++) {
+			uint32_t offset = (uint32_t)wc[i].wr_id;
+			unsigned int next = (dg->tail + 1) % (rs->rq_size + 1);
+
+			if (!(wc[i].wr_id & RS_WR_RECV)) {
+				dg->free_slots[dg->nfree++] = offset;
+				continue;
+			}
+			/* no room, or not ours: the datagram is dropped */
+			if (next == dg->head || !rs->can_read ||
+			    !rs_dg_recv_valid(qp, &wc[i], offset)) {
+				rs_dg_post_recv(rs, qp, offset);
+				continue;
+			}
+			dg->ring[dg->tail].qp = qp;
+			dg->ring[dg->tail].offset = offset;
+			dg->ring[dg->tail].len = wc[i].byte_len -
+						 (uint32_t)sizeof(struct ibv_grh);
+			dg->tail = next;
+		}
+	}
+}
+
+void rs_dg_progress(struct rsock *rs, bool udp_too)
+{
+	struct rs_dg_qp *qp;
+
+	if (udp_too)
+		rs_dg_take_udp(rs);
+	for (qp = rs->dg->qps; qp; qp = qp->next)
+		rs_dg_poll_cq(rs, qp);
+}
+
+bool rs_dg_readable(struct rsock *rs)
+{
+	return rs->dg->head != rs->dg->tail || rs->dg->udp_first ||
+	       !rs->can_read;
+}
+
+bool rs_dg_writable(struct rsock *rs)
+{
+	return !rs->dg->sized || rs->dg->nfree || !rs->can_write;
+}
+
+/* Arms every QP's CQ for its next completion; the epoll descriptor. */
+int rs_dg_arm(struct rsock *rs)
+{
+	struct rs_dg_qp *qp;
+
+	for (qp = rs->dg->qps; qp; qp = qp->next) {
+		if (!qp->armed && !ibv_req_notify_cq(qp->cq, 0))
+			qp->armed = true;
+	}
+	return rs->dg->epfd;
+}
+
+/* Takes the completion events of armed CQs (nonblocking channels). */
+void rs_dg_take_cq_events(struct rsock *rs)
+{
+	struct rs_dg_qp *qp;
+
+	for (qp = rs->dg->qps; qp; qp = qp->next) {
+		struct ibv_cq *cq;
+		void *ctx;
+
+		if (qp->armed && !ibv_get_cq_event(qp->comp, &cq, &ctx)) {
+			ibv_ack_cq_events(cq, 1);
+			qp->armed = false;
+		}
+	}
+}
+
+/* Waits, @rs locked, until @ready; the lock is dropped while sleeping. */
+int rs_dg_wait(struct rsock *rs, bool (*ready)(struct rsock *rs),
+	       bool nonblock)
+{
+	uint64_t spin_end = rs_now_us() + RS_SPIN_US;
+
+	rs_dg_progress(rs, true);
+	while (!ready(rs)) {
+		struct pollfd pfd = { .events = POLLIN };
+
+		if (nonblock)
+			return rs_err(EAGAIN);
+		if (rs_now_us() < spin_end) {
+			rs_dg_progress(rs, false);
+			continue;
+		}
+		pfd.fd = rs_dg_arm(rs);
+		/* what came while arming raises no event: look once more */
+		rs_dg_progress(rs, true);
+		if (ready(rs))
+			break;
+		pthread_mutex_unlock(&rs->lock);
+		if (poll(&pfd, 1, -1) < 0 && errno != EINTR) {
+			pthread_mutex_lock(&rs->lock);
+			return -1;
+		}
+		pthread_mutex_lock(&rs->lock);
+		rs_dg_take_cq_events(rs);
+		rs_dg_progress(rs, true);
+	}
+	return 0;
+}
+
+static int rs_dg_post_send(struct rsock *rs, struct rs_dg_dest *dest,
+			   struct rs_iter *it, size_t len)
+{
+	struct rs_dgram *dg = rs->dg;
+	struct rs_dg_qp *qp = dest->qp;
+	uint32_t slot = dg->free_slots[--dg->nfree];
+	uint8_t *msg = dg->sbuf + (size_t)slot * RS_DG_SLOT;
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)msg,
+		.length = (uint32_t)(qp->hdr.length + len),
+		.lkey = qp->smr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = slot * RS_DG_SLOT,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_SEND,
+	}, *bad;
+	int ret;
+
+	memcpy(msg, &qp->hdr, qp->hdr.length);
+	rs_iter_copy(it, msg + qp->hdr.length, len, true);
+	if (sge.length <= rs->inline_size)
+		wr.send_flags = IBV_SEND_INLINE;
+	wr.wr.ud.ah = dest->ah;
+	wr.wr.ud.remote_qpn = dest->qpn;
+	wr.wr.ud.remote_qkey = RDMA_UDP_QKEY;
+	ret = ibv_post_send(qp->id->qp, &wr, &bad);
+	if (ret) {
+		dg->free_slots[dg->nfree++] = slot;
+		return rs_err(ret);
+	}
+	return 0;
+}
+
+ssize_t rs_dg_sendv(struct rsock *rs, const struct iovec *iov, int iovcnt,
+		    size_t total, int flags, const struct sockaddr *to,
+		    socklen_t tolen)
+{
+	struct rs_iter it = { .iov = iov, .cnt = iovcnt };
+	bool nonblock = rs->nonblock || (flags & MSG_DONTWAIT);
+	struct rs_dgram *dg = rs->dg;
+	struct rs_dg_dest *dest = dg->conn_dest;
+
+	if (flags & ~(MSG_DONTWAIT | MSG_NOSIGNAL))
+		return rs_err(EOPNOTSUPP);
+	if (!rs->can_write)
+		return rs_err(EPIPE);
+	if (to && !(dest && dest->addrlen == tolen &&
+		    !memcmp(&dest->addr, to, tolen)))
+		dest = rs_dg_dest_for(rs, to, tolen);
+	else if (!to && !dest)
+		return rs_err(EDESTADDRREQ);
+	if (!dest)
+		return -1;
+	if (total > rs_dg_max_data(dest->qp))
+		return rs_err(EMSGSIZE);
+	/* the peer's answer to an earlier datagram may have come */
+	if (!dest->ah)
+		rs_dg_progress(rs, true);
+	/* before that, and for what the path MTU cannot carry: UDP */
+	if (!dest->ah || dest->qp->hdr.length + total > dest->qp->ud_max) {
+		uint8_t data[RS_DG_SLOT];
+
+		rs_iter_copy(&it, data, total, true);
+		return rs_dg_udp_send(rs, dest, RS_OP_DATA, data, total,
+				      nonblock);
+	}
+	if (rs_dg_wait(rs, rs_dg_writable, nonblock))
+		return -1;
+	if (!rs->can_write)
+		return rs_err(EPIPE);
+	if (rs_dg_post_send(rs, dest, &it, total))
+		return -1;
+	return (ssize_t)total;
+}
+
+static void rs_dg_set_from(const struct rs_dg_wire_hdr *hdr,
+			   struct sockaddr_storage *from, socklen_t *fromlen)
+{
+	memset(from, 0, sizeof(*from));
+	if (hdr->version == 4) {
+		struct sockaddr_in *sin = (void *)from;
+
+		sin->sin_family = AF_INET;
+		sin->sin_port = hdr->port;
+		sin->sin_addr.s_addr = hdr->addr.ipv4;
+		*fromlen = sizeof(*sin);
+	} else {
+		struct sockaddr_in6 *sin6 = (void *)from;
+
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = hdr->port;
+		sin6->sin6_flowinfo = hdr->addr.ipv6.flowinfo;
+		memcpy(&sin6->sin6_addr, hdr->addr.ipv6.addr, 16);
+		*fromlen = sizeof(*sin6);
+	}
+}
+
+/* The next datagram: copied out (the rest of it dropped), its sender. */
+static size_t rs_dg_take(struct rsock *rs, struct rs_iter *it, size_t total,
+			 bool peek, struct sockaddr_storage *from,
+			 socklen_t *fromlen)
+{
+	struct rs_dgram *dg = rs->dg;
+	size_t len;
+
+	if (dg->udp_first) {
+		struct rs_dg_udp_msg *msg = dg->udp_first;
+
+		len = msg->len < total ? msg->len : total;
+		rs_iter_copy(it, msg->data, len, false);
+		memcpy(from, &msg->from, msg->fromlen);
+		*fromlen = msg->fromlen;
+		if (!peek) {
+			dg->udp_first = msg->next;
+			if (!dg->udp_first)
+				dg->udp_last = NULL;
+			dg->udp_queued--;
+			free(msg);
+		}
+	} else {
+		struct rs_dg_recv *r = &dg->ring[dg->head];
+		uint8_t *slot = r->qp->rbuf + r->offset;
+		const struct rs_dg_wire_hdr *hdr = (const void *)slot;
+
+		len = r->len - hdr->length;
+		if (len > total)
+			len = total;
+		rs_iter_copy(it, slot + hdr->length, len, false);
+		rs_dg_set_from(hdr, from, fromlen);
+		if (!peek) {
+			rs_dg_post_recv(rs, r->qp, r->offset);
+			dg->head = (dg->head + 1) % (rs->rq_size + 1);
+		}
+	}
+	return len;
+}
+
+ssize_t rs_dg_recvv(struct rsock *rs, const struct iovec *iov, int iovcnt,
+		    size_t total, int flags, struct sockaddr *from,
+		    socklen_t *fromlen)
+{
+	struct rs_iter it = { .iov = iov, .cnt = iovcnt };
+	bool nonblock = rs->nonblock || (flags & MSG_DONTWAIT);
+	struct sockaddr_storage src;
+	socklen_t srclen;
+	size_t len;
+
+	if (flags & ~(MSG_PEEK | MSG_WAITALL | MSG_DONTWAIT))
+		return rs_err(EOPNOTSUPP);
+	if (from && !fromlen)
+		return rs_err(EFAULT);
+	if (rs_dg_wait(rs, rs_dg_readable, nonblock))
+		return -1;
+	if (!rs->can_read)
+		return 0;
+	len = rs_dg_take(rs, &it, total, flags & MSG_PEEK, &src, &srclen);
+	if (from) {
+		memcpy(from, &src, *fromlen < srclen ? *fromlen : srclen);
+		*fromlen = srclen;
+	} else if (fromlen) {
+		*fromlen = srclen;
+	}
+	return (ssize_t)len;
+}
+
+int rs_dg_shutdown(struct rsock *rs, int how)
+{
+	if (how != SHUT_WR)
+		rs->can_read = false;
+	if (how != SHUT_RD)
+		rs->can_write = false;
+	/* wakes whoever sleeps on the UDP socket; unconnected, it says
+	 * ENOTCONN but shuts it down all the same */
+	shutdown(rs->dg->udp, how);
+	rs->progress++;
+	return 0;
+}

@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Datagram rsockets (rsocket(7), SOCK_DGRAM) through the API alone, over
+ * the guest's rxe device: echoes, sizes up to the largest datagram (over
+ * the path MTU they go over UDP), truncation and peeking, nonblocking
+ * calls, rpoll over rsockets and a pipe, several peers of one rsocket,
+ * unbound senders, shutdown and bad arguments. Built against the stock
+ * librdmacm too (make selftests-stock): stock's datagram rsockets cannot
+ * run on a RoCE port at all (their loopback address handle has no GRH,
+ * which RoCE refuses), so that build holds only the case checking it.
+ */
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <rdma/rsocket.h>
+
+#include "cm_test.h"
+#include "kselftest_harness.h"
+
+#ifdef RDMACHAN_TEST_STOCK
+#define RS_STOCK	1
+#else
+#define RS_STOCK	0
+#endif
+
+#define RS_WAIT_MS	20000
+/* rdma-core's largest datagram: a 2 KB slot less the IPv4 header */
+#define RS_DG_MAX	2040
+
+/* A datagram rsocket bound to the test address, on a port of the kernel's. */
+static int dg_bound(struct sockaddr_in *where)
+{
+	socklen_t len = sizeof(*where);
+	int fd = rsocket(AF_INET, SOCK_DGRAM, 0);
+
+	if (fd < 0)
+		return -1;
+	cm_sockaddr(where, cm_test_addr(), 0);
+	if (rbind(fd, (struct sockaddr *)where, sizeof(*where)) ||
+	    rgetsockname(fd, (struct sockaddr *)where, &len)) {
+		rclose(fd);
+		return -1;
+	}
+	return fd;
+}
+
+#if !RS_STOCK
+/* Waits up to RS_WAIT_MS for a datagram, then takes it. */
+static ssize_t dg_recv(int fd, void *buf, size_t len, struct sockaddr_in *from)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	socklen_t fromlen = sizeof(*from);
+
+	if (rpoll(&pfd, 1, RS_WAIT_MS) != 1)
+		return -2;
+	return rrecvfrom(fd, buf, len, MSG_DONTWAIT, (struct sockaddr *)from,
+			 from ? &fromlen : NULL);
+}
+
+/* Waits up to RS_WAIT_MS for a datagram, and peeks at it. */
+static ssize_t dg_peek(int fd, void *buf, size_t len)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	if (rpoll(&pfd, 1, RS_WAIT_MS) != 1)
+		return -2;
+	return rrecv(fd, buf, len, MSG_PEEK);
+}
+
+static void dg_fill(unsigned char *buf, size_t len, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = (unsigned char)(seed * 31 + i * 7);
+}
+
+static bool dg_same(const struct sockaddr_in *a, const struct sockaddr_in *b)
+{
+	return a->sin_port == b->sin_port &&
+	       a->sin_addr.s_addr == b->sin_addr.s_addr;
+}
+
+FIXTURE(dgram) {
+	struct sockaddr_in server_addr;
+	struct sockaddr_in client_addr;
+	int server;
+	int client;
+};
+
+FIXTURE_SETUP(dgram)
+{
+	socklen_t len = sizeof(self->client_addr);
+
+	self->server = -1;
+	self->client = -1;
+	self->server = dg_bound(&self->server_addr);
+	ASSERT_LE(0, self->server) TH_LOG("server: %s", strerror(errno));
+	self->client = rsocket(AF_INET, SOCK_DGRAM, IPPROTO_UDP);
+	ASSERT_LE(0, self->client);
+	ASSERT_EQ(0, rconnect(self->client, (struct sockaddr *)&self->server_addr,
+			      sizeof(self->server_addr)))
+		TH_LOG("rconnect: %s", strerror(errno));
+	ASSERT_EQ(0, rgetsockname(self->client,
+				  (struct sockaddr *)&self->client_addr, &len));
+}
+
+FIXTURE_TEARDOWN(dgram)
+{
+	if (self->client >= 0)
+		rclose(self->client);
+	if (self->server >= 0)
+		rclose(self->server);
+}
+
+/*
+ * 200 round trips: the first datagram goes over UDP, the answer and the
+ * rest over UD. The server sees the client's address and answers to it.
+ */
+TEST_F(dgram, echo_round_trips)
+{
+	unsigned char out[256], in[512];
+	struct sockaddr_in from;
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		size_t len = 1 + (size_t)(i * 37) % sizeof(out);
+
+		dg_fill(out, len, (unsigned int)i);
+		ASSERT_EQ((ssize_t)len, rsend(self->client, out, len, 0));
+		memset(in, 0, sizeof(in));
+		ASSERT_EQ((ssize_t)len, dg_recv(self->server, in, sizeof(in), &from))
+			TH_LOG("round %d: %s", i, strerror(errno));
+		ASSERT_EQ(0, memcmp(in, out, len));
+		ASSERT_TRUE(dg_same(&from, &self->client_addr));
+		in[0] ^= 0xff;
+		ASSERT_EQ((ssize_t)len, rsendto(self->server, in, len, 0,
+						(struct sockaddr *)&from,
+						sizeof(from)));
+		ASSERT_EQ((ssize_t)len, dg_recv(self->client, in, sizeof(in), &from));
+		ASSERT_EQ(out[0] ^ 0xff, in[0]);
+		ASSERT_EQ(0, memcmp(in + 1, out + 1, len - 1));
+		ASSERT_TRUE(dg_same(&from, &self->server_addr));
+	}
+}
+
+/* Empty, small, around rxe's 1 KB MTU and the largest: each arrives whole. */
+TEST_F(dgram, sizes_up_to_the_largest)
+{
+	static const size_t sizes[] = { 0, 1, 1000, 1016, 1017, 1500, RS_DG_MAX };
+	unsigned char out[RS_DG_MAX + 1], in[RS_DG_MAX + 64];
+	struct sockaddr_in from;
+	size_t i;
+	int round;
+
+	/* twice: before the client knows the server's QP, and after */
+	for (round = 0; round < 2; round++) {
+		for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+			dg_fill(out, sizes[i], (unsigned int)(i + 10 * round));
+			ASSERT_EQ((ssize_t)sizes[i],
+				  rsend(self->client, out, sizes[i], 0));
+			ASSERT_EQ((ssize_t)sizes[i],
+				  dg_recv(self->server, in, sizeof(in), &from))
+				TH_LOG("%zu bytes: %s", sizes[i], strerror(errno));
+			ASSERT_EQ(0, memcmp(in, out, sizes[i]));
+			/* an answer lets the client learn the server's QP */
+			ASSERT_EQ(1, rsendto(self->server, "k", 1, 0,
+					     (struct sockaddr *)&from, sizeof(from)));
+			ASSERT_EQ(1, dg_recv(self->client, in, sizeof(in), NULL));
+		}
+	}
+	errno = 0;
+	EXPECT_EQ(-1, rsend(self->client, out, RS_DG_MAX + 1, 0));
+	EXPECT_EQ(EMSGSIZE, errno);
+}
+
+/* A short read takes the head of a datagram and drops the rest; peek keeps it. */
+TEST_F(dgram, truncation_and_peek)
+{
+	unsigned char out[100], in[100];
+	struct sockaddr_in from;
+
+	dg_fill(out, sizeof(out), 3);
+	ASSERT_EQ(100, rsend(self->client, out, sizeof(out), 0));
+	ASSERT_EQ(100, rsend(self->client, out, sizeof(out), 0));
+	ASSERT_EQ(10, dg_recv(self->server, in, 10, &from));
+	ASSERT_EQ(0, memcmp(in, out, 10));
+	/* the second datagram, peeked, then read */
+	ASSERT_EQ(20, dg_peek(self->server, in, 20));
+	ASSERT_EQ(0, memcmp(in, out, 20));
+	memset(in, 0, sizeof(in));
+	ASSERT_EQ(100, rrecv(self->server, in, sizeof(in), MSG_DONTWAIT));
+	ASSERT_EQ(0, memcmp(in, out, 100));
+	errno = 0;
+	EXPECT_EQ(-1, rrecv(self->server, in, sizeof(in), MSG_DONTWAIT));
+	EXPECT_EQ(EAGAIN, errno);
+}
+
+TEST_F(dgram, nonblocking_and_rpoll)
+{
+	struct pollfd fds[2];
+	unsigned char buf[64];
+	int pipefd[2];
+
+	errno = 0;
+	EXPECT_EQ(-1, rrecv(self->server, buf, sizeof(buf), MSG_DONTWAIT));
+	EXPECT_EQ(EAGAIN, errno);
+	ASSERT_EQ(0, rfcntl(self->server, F_SETFL, O_NONBLOCK));
+	EXPECT_EQ(O_NONBLOCK, rfcntl(self->server, F_GETFL) & O_NONBLOCK);
+	errno = 0;
+	EXPECT_EQ(-1, rrecv(self->server, buf, sizeof(buf), 0));
+	EXPECT_EQ(EAGAIN, errno);
+
+	/* nothing to read: rpoll times out, but the rsocket is writable */
+	ASSERT_EQ(0, pipe(pipefd));
+	fds[0].fd = self->server;
+	fds[0].events = POLLIN;
+	fds[1].fd = pipefd[0];
+	fds[1].events = POLLIN;
+	EXPECT_EQ(0, rpoll(fds, 2, 50));
+	fds[0].events = POLLOUT;
+	EXPECT_EQ(1, rpoll(fds, 2, 0));
+	EXPECT_EQ(POLLOUT, fds[0].revents);
+
+	/* the pipe and then the datagram wake it */
+	fds[0].events = POLLIN;
+	ASSERT_EQ(1, write(pipefd[1], "x", 1));
+	EXPECT_EQ(1, rpoll(fds, 2, RS_WAIT_MS));
+	EXPECT_EQ(0, fds[0].revents);
+	EXPECT_EQ(POLLIN, fds[1].revents);
+	ASSERT_EQ(1, read(pipefd[0], buf, 1));
+	ASSERT_EQ(5, rsend(self->client, "hello", 5, 0));
+	EXPECT_EQ(1, rpoll(fds, 2, RS_WAIT_MS));
+	EXPECT_EQ(POLLIN, fds[0].revents);
+	EXPECT_EQ(5, rrecv(self->server, buf, sizeof(buf), 0));
+	close(pipefd[0]);
+	close(pipefd[1]);
+}
+
+/* Three peers of one rsocket, each answered at its own address. */
+TEST_F(dgram, several_peers)
+{
+	struct sockaddr_in from, addr[3];
+	unsigned char buf[32];
+	int peer[3], i, round;
+
+	for (i = 0; i < 3; i++) {
+		peer[i] = dg_bound(&addr[i]);
+		ASSERT_LE(0, peer[i]);
+	}
+	for (round = 0; round < 3; round++) {
+		for (i = 0; i < 3; i++) {
+			buf[0] = (unsigned char)(i + 10 * round);
+			ASSERT_EQ(1, rsendto(peer[i], buf, 1, 0,
+					     (struct sockaddr *)&self->server_addr,
+					     sizeof(self->server_addr)));
+		}
+		for (i = 0; i < 3; i++) {
+			int who;
+
+			ASSERT_EQ(1, dg_recv(self->server, buf, sizeof(buf), &from));
+			who = buf[0] % 10;
+			ASSERT_LT(who, 3);
+			ASSERT_TRUE(dg_same(&from, &addr[who]));
+			buf[1] = 0x5a;
+			ASSERT_EQ(2, rsendto(self->server, buf, 2, 0,
+					     (struct sockaddr *)&from, sizeof(from)));
+		}
+		for (i = 0; i < 3; i++) {
+			ASSERT_EQ(2, dg_recv(peer[i], buf, sizeof(buf), &from));
+			EXPECT_EQ(i + 10 * round, buf[0]);
+			EXPECT_TRUE(dg_same(&from, &self->server_addr));
+		}
+	}
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(0, rclose(peer[i]));
+}
+
+/* An unbound, unconnected rsocket gets a port with its first datagram. */
+TEST_F(dgram, unbound_sender_gets_answers)
+{
+	int fd = rsocket(AF_INET, SOCK_DGRAM, 0);
+	struct sockaddr_in from, name;
+	socklen_t len = sizeof(name);
+	unsigned char buf[16];
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(3, rsendto(fd, "one", 3, 0,
+			     (struct sockaddr *)&self->server_addr,
+			     sizeof(self->server_addr)));
+	ASSERT_EQ(0, rgetsockname(fd, (struct sockaddr *)&name, &len));
+	EXPECT_NE(0, name.sin_port);
+	ASSERT_EQ(3, dg_recv(self->server, buf, sizeof(buf), &from));
+	EXPECT_EQ(name.sin_port, from.sin_port);
+	ASSERT_EQ(3, rsendto(self->server, "two", 3, 0, (struct sockaddr *)&from,
+			     sizeof(from)));
+	ASSERT_EQ(3, dg_recv(fd, buf, sizeof(buf), &from));
+	EXPECT_EQ(0, memcmp(buf, "two", 3));
+	EXPECT_TRUE(dg_same(&from, &self->server_addr));
+	errno = 0;
+	EXPECT_EQ(-1, rgetpeername(fd, (struct sockaddr *)&name, &len));
+	EXPECT_EQ(ENOTCONN, errno);
+	EXPECT_EQ(0, rclose(fd));
+}
+
+TEST_F(dgram, shutdown_each_way)
+{
+	unsigned char buf[8];
+
+	ASSERT_EQ(0, rshutdown(self->client, SHUT_WR));
+	errno = 0;
+	EXPECT_EQ(-1, rsend(self->client, "x", 1, 0));
+	EXPECT_EQ(EPIPE, errno);
+	/* reading still works, and a shut reader reads the end at once */
+	ASSERT_EQ(1, rsendto(self->server, "y", 1, 0,
+			     (struct sockaddr *)&self->client_addr,
+			     sizeof(self->client_addr)));
+	ASSERT_EQ(1, dg_recv(self->client, buf, sizeof(buf), NULL));
+	ASSERT_EQ(0, rshutdown(self->server, SHUT_RD));
+	EXPECT_EQ(0, rrecv(self->server, buf, sizeof(buf), 0));
+}
+
+TEST_F(dgram, bad_arguments)
+{
+	struct sockaddr_in where = self->server_addr;
+	int fd = rsocket(AF_INET, SOCK_DGRAM, 0);
+	socklen_t len = sizeof(int);
+	unsigned char buf[8];
+	int value;
+
+	ASSERT_LE(0, fd);
+	errno = 0;
+	EXPECT_EQ(-1, rsend(fd, "x", 1, 0));
+	EXPECT_EQ(EDESTADDRREQ, errno);
+	errno = 0;
+	EXPECT_EQ(-1, rsendto(fd, "x", 1, 0, (struct sockaddr *)&where, 4));
+	EXPECT_EQ(EINVAL, errno);
+	errno = 0;
+	EXPECT_EQ(-1, rlisten(fd, 1));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	errno = 0;
+	EXPECT_EQ(-1, raccept(fd, NULL, NULL));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	errno = 0;
+	EXPECT_EQ(-1, riomap(fd, buf, sizeof(buf), PROT_WRITE, 0, -1));
+	EXPECT_EQ(EINVAL, errno);
+	errno = 0;
+	EXPECT_EQ(-1, rrecv(fd, buf, sizeof(buf), MSG_OOB));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	ASSERT_EQ(0, rgetsockopt(fd, SOL_SOCKET, SO_TYPE, &value, &len));
+	EXPECT_EQ(SOCK_DGRAM, value);
+	EXPECT_EQ(0, rclose(fd));
+	errno = 0;
+	EXPECT_EQ(-1, rsend(fd, "x", 1, 0));
+	EXPECT_EQ(EBADF, errno);
+	errno = 0;
+	EXPECT_EQ(-1, rsocket(AF_INET, SOCK_DGRAM, IPPROTO_TCP));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+}
+
+#else
+/* Why stock has no other case: its first rconnect fails on RoCE. */
+TEST(stock_cannot_on_roce)
+{
+	struct sockaddr_in where;
+	int server = dg_bound(&where);
+	int client = rsocket(AF_INET, SOCK_DGRAM, 0);
+
+	ASSERT_LE(0, server);
+	ASSERT_LE(0, client);
+	EXPECT_EQ(-1, rconnect(client, (struct sockaddr *)&where,
+			       sizeof(where)));
+	rclose(client);
+	rclose(server);
+}
+#endif
+
+TEST_HARNESS_MAIN
