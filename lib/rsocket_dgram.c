@@ -61,14 +61,25 @@ static int rs_dg_size(struct rsock *rs, struct ibv_context *verbs)
 		      rs->sq_size > max ? max : rs->sq_size;
 	rs->rq_size = rs->rq_size < RS_MIN_QUEUE ? RS_MIN_QUEUE :
 		      rs->rq_size > max ? max : rs->rq_size;
+
+	/* one CQ takes a QP's sends and receives */
+	if (rs->sq_size + rs->rq_size > (uint32_t)dev.max_cqe)
+		rs->rq_size = rs->sq_size = (uint32_t)dev.max_cqe / 2;
 	rs->sbuf_size = rs->sq_size * RS_DG_SLOT;
 	rs->rbuf_size = rs->rq_size * RS_DG_SLOT;
 
 	dg->sbuf = calloc(rs->sq_size, RS_DG_SLOT);
 	dg->free_slots = calloc(rs->sq_size, sizeof(*dg->free_slots));
 	dg->ring = calloc(rs->rq_size + 1, sizeof(*dg->ring));
-	if (!dg->sbuf || !dg->free_slots || !dg->ring)
+	if (!dg->sbuf || !dg->free_slots || !dg->ring) {
+		free(dg->sbuf);
+		free(dg->free_slots);
+		free(dg->ring);
+		dg->sbuf = NULL;
+		dg->free_slots = NULL;
+		dg->ring = NULL;
 		return rs_err(ENOMEM);
+	}
 	for (i = 0; i < rs->sq_size; i++)
 		dg->free_slots[i] = rs->sq_size - 1 - i;
 	dg->nfree = rs->sq_size;
@@ -186,7 +197,7 @@ static struct rs_dg_qp *rs_dg_create_qp(struct rsock *rs,
 	attr.cap.max_inline_data = rs->inline_size;
 	if (rdma_create_qp(qp->id, NULL, &attr))
 		goto err;
-	rs->inline_size = attr.cap.max_inline_data;
+	qp->inline_size = attr.cap.max_inline_data;
 
 	qp->rbuf = calloc(1, rs->rbuf_size + sizeof(struct ibv_grh));
 	if (!qp->rbuf) {
@@ -203,6 +214,10 @@ static struct rs_dg_qp *rs_dg_create_qp(struct rsock *rs,
 	for (i = 0; i < rs->rq_size; i++)
 		if (rs_dg_post_recv(rs, qp, i * RS_DG_SLOT))
 			goto err;
+	/* armed for good (re-armed as each event is taken), so that a
+	 * sleeper in any thread hears of the next completion */
+	if (ibv_req_notify_cq(qp->cq, 0))
+		goto err;
 	ev.data.ptr = qp;
 	if (epoll_ctl(rs->dg->epfd, EPOLL_CTL_ADD, qp->comp->fd, &ev))
 		goto err;
@@ -292,17 +307,22 @@ struct rs_dg_dest *rs_dg_dest_for(struct rsock *rs, const struct sockaddr *to,
 	struct sockaddr_storage src;
 	struct rs_dg_dest *dest;
 	struct rs_dg_qp *qp;
+	socklen_t len;
 
-	if ((to->sa_family != AF_INET && to->sa_family != AF_INET6) ||
-	    tolen < (to->sa_family == AF_INET ? sizeof(struct sockaddr_in) :
-					       sizeof(struct sockaddr_in6))) {
+	if (to->sa_family != AF_INET && to->sa_family != AF_INET6) {
+		errno = EINVAL;
+		return NULL;
+	}
+	len = to->sa_family == AF_INET ? sizeof(struct sockaddr_in) :
+					 sizeof(struct sockaddr_in6);
+	if (tolen < len) {
 		errno = EINVAL;
 		return NULL;
 	}
 	for (dest = dg->dests; dest; dest = dest->next)
 		if (rs_dg_same_addr((struct sockaddr *)&dest->addr, to))
 			return dest;
-	if (rs_dg_source(rs, to, tolen, &src))
+	if (rs_dg_source(rs, to, len, &src))
 		return NULL;
 	for (qp = dg->qps; qp; qp = qp->next)
 		if (rs_dg_same_addr(rdma_get_local_addr(qp->id),
@@ -317,8 +337,8 @@ struct rs_dg_dest *rs_dg_dest_for(struct rsock *rs, const struct sockaddr *to,
 		errno = ENOMEM;
 		return NULL;
 	}
-	memcpy(&dest->addr, to, tolen);
-	dest->addrlen = tolen;
+	memcpy(&dest->addr, to, len);
+	dest->addrlen = len;
 	dest->qp = qp;
 	dest->next = dg->dests;
 	dg->dests = dest;
@@ -326,8 +346,8 @@ struct rs_dg_dest *rs_dg_dest_for(struct rsock *rs, const struct sockaddr *to,
 }
 
 /* The GID table index of @gid on @qp's port, RoCE v2's when it has both. */
-static uint8_t rs_dg_sgid_index(struct rs_dg_qp *qp, const union ibv_gid *gid,
-				int table_len)
+static int rs_dg_sgid_index(struct rs_dg_qp *qp, const union ibv_gid *gid,
+			    int table_len)
 {
 	int i, first = -1;
 
@@ -340,11 +360,11 @@ static uint8_t rs_dg_sgid_index(struct rs_dg_qp *qp, const union ibv_gid *gid,
 		if (memcmp(&entry.gid, gid, sizeof(*gid)))
 			continue;
 		if (entry.gid_type == IBV_GID_TYPE_ROCE_V2)
-			return (uint8_t)i;
+			return i;
 		if (first < 0)
 			first = i;
 	}
-	return first < 0 ? 0 : (uint8_t)first;
+	return first;
 }
 
 /*
@@ -353,7 +373,7 @@ static uint8_t rs_dg_sgid_index(struct rs_dg_qp *qp, const union ibv_gid *gid,
  * rsockets leave it out when the path has one hop, which works on
  * InfiniBand only.
  */
-int rs_dg_make_ah(struct rs_dg_dest *dest, uint32_t qpn)
+static int rs_dg_make_ah(struct rs_dg_dest *dest, uint32_t qpn)
 {
 	struct rs_dg_qp *qp = dest->qp;
 	struct sockaddr_storage src;
@@ -362,7 +382,7 @@ int rs_dg_make_ah(struct rs_dg_dest *dest, uint32_t qpn)
 	struct ibv_ah_attr attr;
 	struct rdma_cm_id *id;
 	struct ibv_ah *ah;
-	int ret = -1;
+	int ret = -1, sgid;
 
 	if (rdma_create_id(NULL, &id, NULL, RDMA_PS_UDP))
 		return -1;
@@ -380,11 +400,15 @@ int rs_dg_make_ah(struct rs_dg_dest *dest, uint32_t qpn)
 	path = id->route.path_rec;
 	memset(&attr, 0, sizeof(attr));
 	if (path->hop_limit > 1 || port.link_layer == IBV_LINK_LAYER_ETHERNET) {
+		sgid = rs_dg_sgid_index(qp, &path->sgid, port.gid_tbl_len);
+		if (sgid < 0) {
+			errno = EADDRNOTAVAIL;
+			goto out;
+		}
 		attr.is_global = 1;
 		attr.grh.dgid = path->dgid;
 		attr.grh.flow_label = be32toh(path->flow_label);
-		attr.grh.sgid_index = rs_dg_sgid_index(qp, &path->sgid,
-						       port.gid_tbl_len);
+		attr.grh.sgid_index = (uint8_t)sgid;
 		attr.grh.hop_limit = path->hop_limit > 1 ? path->hop_limit :
 				     RS_DG_HOP_LIMIT;
 		attr.grh.traffic_class = path->traffic_class;
@@ -407,6 +431,18 @@ out:
 	return ret;
 }
 
+/* The peer's QP is @qpn: the address handle to reach it, made once. */
+void rs_dg_learn_qpn(struct rs_dg_dest *dest, uint32_t qpn)
+{
+	if (dest->ah && dest->qpn == qpn)
+		return;
+	if (rs_now_us() < dest->resolve_after)
+		return;
+	/* a route that cannot be resolved now is not tried on every datagram */
+	if (rs_dg_make_ah(dest, qpn))
+		dest->resolve_after = rs_now_us() + RS_DG_RESOLVE_MS * 1000ull;
+}
+
 int rs_dg_connect(struct rsock *rs, const struct sockaddr *addr,
 		  socklen_t addrlen)
 {
@@ -426,16 +462,21 @@ static bool rs_dg_sends_done(struct rsock *rs)
 	return !rs->dg->sized || rs->dg->nfree == rs->sq_size;
 }
 
+/* What was posted leaves before its QP goes; called by rclose, locked. */
+void rs_dg_drain(struct rsock *rs)
+{
+	uint64_t deadline = rs_now_us() + RS_DG_CLOSE_WAIT_MS * 1000ull;
+
+	while (!rs_dg_sends_done(rs) && rs_now_us() < deadline)
+		rs_dg_progress(rs, false);
+}
+
 void rs_dg_free(struct rsock *rs)
 {
 	struct rs_dgram *dg = rs->dg;
-	uint64_t deadline = rs_now_us() + RS_DG_CLOSE_WAIT_MS * 1000ull;
 
 	if (!dg)
 		return;
-	/* what was posted leaves before its QP goes */
-	while (!rs_dg_sends_done(rs) && rs_now_us() < deadline)
-		rs_dg_progress(rs, false);
 	while (dg->dests) {
 		struct rs_dg_dest *dest = dg->dests;
 

@@ -65,9 +65,9 @@ struct rs_dg_qp {
 	uint8_t *rbuf;
 	/* what every datagram sent from here starts with */
 	struct rs_dg_wire_hdr hdr;
-	/* the largest datagram the path MTU carries, header included */
+	/* the largest datagram the port's MTU carries, header included */
 	uint32_t ud_max;
-	bool armed;
+	uint32_t inline_size;
 };
 
 /* A peer address: the QP we send to it from, and its QP once known. */
@@ -78,6 +78,8 @@ struct rs_dg_dest {
 	struct rs_dg_qp *qp;
 	struct ibv_ah *ah;
 	uint32_t qpn;
+	/* a failed resolution is not tried again before this (rs_now_us) */
+	uint64_t resolve_after;
 };
 
 /* A datagram received on a UD QP, not yet read. */
@@ -116,11 +118,12 @@ struct rs_dgram {
 
 /* rsocket_dgram.c */
 int rs_dg_init(struct rsock *rs);
+void rs_dg_drain(struct rsock *rs);
 void rs_dg_free(struct rsock *rs);
 int rs_dg_post_recv(struct rsock *rs, struct rs_dg_qp *qp, uint32_t offset);
 struct rs_dg_dest *rs_dg_dest_for(struct rsock *rs, const struct sockaddr *to,
 				  socklen_t tolen);
-int rs_dg_make_ah(struct rs_dg_dest *dest, uint32_t qpn);
+void rs_dg_learn_qpn(struct rs_dg_dest *dest, uint32_t qpn);
 int rs_dg_connect(struct rsock *rs, const struct sockaddr *addr,
 		  socklen_t addrlen);
 

@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 
 #include "internal.h"
@@ -93,13 +94,17 @@ static void rs_dg_queue_udp(struct rsock *rs, const struct sockaddr *from,
 	dg->udp_queued++;
 }
 
-/* Takes what came over UDP: answers data with our QP, learns the peer's. */
+/*
+ * Takes what came over UDP: answers data with our QP, learns the peer's.
+ * At most a queue's worth a call, so that a flood cannot hold the caller.
+ */
 static void rs_dg_take_udp(struct rsock *rs)
 {
 	uint8_t buf[RS_UDP_HDR_V6 + RS_DG_SLOT];
 	const struct rs_udp_wire_hdr *hdr = (const void *)buf;
+	uint32_t n;
 
-	for (;;) {
+	for (n = 0; n < rs->rq_size; n++) {
 		struct sockaddr_storage from;
 		socklen_t fromlen = sizeof(from);
 		struct rs_dg_dest *dest;
@@ -118,8 +123,7 @@ static void rs_dg_take_udp(struct rsock *rs)
 		qpn = be32toh(hdr->qpn) & 0xffffff;
 		if (hdr->op == RS_OP_DATA && rs->can_write)
 			rs_dg_udp_send(rs, dest, RS_OP_CTRL, NULL, 0, true);
-		if (!dest->ah || dest->qpn != qpn)
-			rs_dg_make_ah(dest, qpn);
+		rs_dg_learn_qpn(dest, qpn);
 		if (hdr->op == RS_OP_DATA &&
 		    (size_t)(len - hdr->length) <= rs_dg_max_data(dest->qp))
 			rs_dg_queue_udp(rs, (struct sockaddr *)&from, fromlen,
@@ -141,6 +145,13 @@ static bool rs_dg_recv_valid(const struct rs_dg_qp *qp, const struct ibv_wc *wc,
 		wc->byte_len >= sizeof(struct ibv_grh) + RS_DG_HDR_V6);
 }
 
+static void rs_dg_resume_qp(struct rs_dg_qp *qp)
+{
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_RTS };
+
+	ibv_modify_qp(qp->id->qp, &attr, IBV_QP_STATE);
+}
+
 static void rs_dg_poll_cq(struct rsock *rs, struct rs_dg_qp *qp)
 {
 	struct rs_dgram *dg = rs->dg;
@@ -149,11 +160,15 @@ static void rs_dg_poll_cq(struct rsock *rs, struct rs_dg_qp *qp)
 
 	while ((n = ibv_poll_cq(qp->cq, 8, wc)) > 0) {
 		for (i = 0; i < n; i++) {
+			/* a send slot's index, or a receive slot's offset */
 			uint32_t offset = (uint32_t)wc[i].wr_id;
 			unsigned int next = (dg->tail + 1) % (rs->rq_size + 1);
 
 			if (!(wc[i].wr_id & RS_WR_RECV)) {
 				dg->free_slots[dg->nfree++] = offset;
+				/* a failed send leaves a UD QP in SQE */
+				if (wc[i].status != IBV_WC_SUCCESS)
+					rs_dg_resume_qp(qp);
 				continue;
 			}
 			/* no room, or not ours: the datagram is dropped */
@@ -192,19 +207,13 @@ bool rs_dg_writable(struct rsock *rs)
 	return !rs->dg->sized || rs->dg->nfree || !rs->can_write;
 }
 
-/* Arms every QP's CQ for its next completion; the epoll descriptor. */
+/* What to sleep on: the epoll set of the UDP socket and the CQs' channels. */
 int rs_dg_arm(struct rsock *rs)
 {
-	struct rs_dg_qp *qp;
-
-	for (qp = rs->dg->qps; qp; qp = qp->next) {
-		if (!qp->armed && !ibv_req_notify_cq(qp->cq, 0))
-			qp->armed = true;
-	}
 	return rs->dg->epfd;
 }
 
-/* Takes the completion events of armed CQs (nonblocking channels). */
+/* Takes the CQs' events (nonblocking channels) and arms them again. */
 void rs_dg_take_cq_events(struct rsock *rs)
 {
 	struct rs_dg_qp *qp;
@@ -213,14 +222,19 @@ void rs_dg_take_cq_events(struct rsock *rs)
 		struct ibv_cq *cq;
 		void *ctx;
 
-		if (qp->armed && !ibv_get_cq_event(qp->comp, &cq, &ctx)) {
+		if (!ibv_get_cq_event(qp->comp, &cq, &ctx)) {
 			ibv_ack_cq_events(cq, 1);
-			qp->armed = false;
+			ibv_req_notify_cq(cq, 0);
 		}
 	}
 }
 
-/* Waits, @rs locked, until @ready; the lock is dropped while sleeping. */
+/*
+ * Waits, @rs locked, until @ready; the lock is dropped while sleeping. One
+ * thread sleeps in poll() at a time and tells the others what it took in,
+ * as a stream rsocket's waits do: an event one thread takes in is then
+ * never news only to it.
+ */
 int rs_dg_wait(struct rsock *rs, bool (*ready)(struct rsock *rs),
 	       bool nonblock)
 {
@@ -229,6 +243,7 @@ int rs_dg_wait(struct rsock *rs, bool (*ready)(struct rsock *rs),
 	rs_dg_progress(rs, true);
 	while (!ready(rs)) {
 		struct pollfd pfd = { .events = POLLIN };
+		int ret;
 
 		if (nonblock)
 			return rs_err(EAGAIN);
@@ -236,19 +251,22 @@ int rs_dg_wait(struct rsock *rs, bool (*ready)(struct rsock *rs),
 			rs_dg_progress(rs, false);
 			continue;
 		}
-		pfd.fd = rs_dg_arm(rs);
-		/* what came while arming raises no event: look once more */
-		rs_dg_progress(rs, true);
-		if (ready(rs))
-			break;
-		pthread_mutex_unlock(&rs->lock);
-		if (poll(&pfd, 1, -1) < 0 && errno != EINTR) {
-			pthread_mutex_lock(&rs->lock);
-			return -1;
+		if (rs->waiting) {
+			pthread_cond_wait(&rs->progressed, &rs->lock);
+			rs_dg_progress(rs, false);
+			continue;
 		}
+		pfd.fd = rs_dg_arm(rs);
+		rs->waiting = true;
+		pthread_mutex_unlock(&rs->lock);
+		ret = poll(&pfd, 1, -1);
 		pthread_mutex_lock(&rs->lock);
+		rs->waiting = false;
 		rs_dg_take_cq_events(rs);
 		rs_dg_progress(rs, true);
+		pthread_cond_broadcast(&rs->progressed);
+		if (ret < 0 && errno != EINTR)
+			return -1;
 	}
 	return 0;
 }
@@ -266,7 +284,7 @@ static int rs_dg_post_send(struct rsock *rs, struct rs_dg_dest *dest,
 		.lkey = qp->smr->lkey,
 	};
 	struct ibv_send_wr wr = {
-		.wr_id = slot * RS_DG_SLOT,
+		.wr_id = slot,
 		.sg_list = &sge,
 		.num_sge = 1,
 		.opcode = IBV_WR_SEND,
@@ -275,7 +293,7 @@ static int rs_dg_post_send(struct rsock *rs, struct rs_dg_dest *dest,
 
 	memcpy(msg, &qp->hdr, qp->hdr.length);
 	rs_iter_copy(it, msg + qp->hdr.length, len, true);
-	if (sge.length <= rs->inline_size)
+	if (sge.length <= qp->inline_size)
 		wr.send_flags = IBV_SEND_INLINE;
 	wr.wr.ud.ah = dest->ah;
 	wr.wr.ud.remote_qpn = dest->qpn;
@@ -301,8 +319,11 @@ ssize_t rs_dg_sendv(struct rsock *rs, const struct iovec *iov, int iovcnt,
 		return rs_err(EOPNOTSUPP);
 	if (!rs->can_write)
 		return rs_err(EPIPE);
-	if (to && !(dest && dest->addrlen == tolen &&
-		    !memcmp(&dest->addr, to, tolen)))
+	/* as sendmsg(2): an empty name is no name */
+	if (to && !tolen)
+		to = NULL;
+	if (to && !(dest && dest->addrlen <= tolen &&
+		    !memcmp(&dest->addr, to, dest->addrlen)))
 		dest = rs_dg_dest_for(rs, to, tolen);
 	else if (!to && !dest)
 		return rs_err(EDESTADDRREQ);
@@ -414,16 +435,17 @@ ssize_t rs_dg_recvv(struct rsock *rs, const struct iovec *iov, int iovcnt,
 	if (from) {
 		memcpy(from, &src, *fromlen < srclen ? *fromlen : srclen);
 		*fromlen = srclen;
-	} else if (fromlen) {
-		*fromlen = srclen;
 	}
 	return (ssize_t)len;
 }
 
 int rs_dg_shutdown(struct rsock *rs, int how)
 {
-	if (how != SHUT_WR)
+	if (how != SHUT_WR && rs->can_read) {
 		rs->can_read = false;
+		/* a shut UDP socket reads as ready for ever: sleep without it */
+		epoll_ctl(rs->dg->epfd, EPOLL_CTL_DEL, rs->dg->udp, NULL);
+	}
 	if (how != SHUT_RD)
 		rs->can_write = false;
 	/* wakes whoever sleeps on the UDP socket; unconnected, it says

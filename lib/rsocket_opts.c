@@ -169,14 +169,13 @@ RDMACHAN_EXPORT int rsetsockopt(int socket, int level, int optname,
 		return -1;
 	if (level == SOL_RDMA && optname == RDMA_ROUTE && (!optval || !optlen))
 		return rs_err(EINVAL);
-	/* a datagram rsocket's UDP socket takes the option too, as rdma-core's */
+	/* a datagram rsocket's options are its UDP socket's, but for sizes */
 	if (rs->dg && level != SOL_RDMA) {
 		if (setsockopt(rs->dg->udp, level, optname, optval, optlen))
 			return -1;
-		if (level == SOL_SOCKET && optname == SO_KEEPALIVE) {
-			rs->keepalive = value;
+		if (level != SOL_SOCKET ||
+		    (optname != SO_RCVBUF && optname != SO_SNDBUF))
 			return 0;
-		}
 	}
 	if (level == SOL_SOCKET && optname == SO_KEEPALIVE) {
 		if (value)
@@ -277,6 +276,10 @@ RDMACHAN_EXPORT int rgetsockopt(int socket, int level, int optname,
 		return rs_err(EFAULT);
 	if (*optlen < sizeof(int))
 		return rs_err(EINVAL);
+	if (rs->dg && level != SOL_RDMA &&
+	    !(level == SOL_SOCKET && (optname == SO_RCVBUF ||
+				      optname == SO_SNDBUF || optname == SO_TYPE)))
+		return getsockopt(rs->dg->udp, level, optname, optval, optlen);
 	pthread_mutex_lock(&rs->lock);
 	if (level == SOL_SOCKET) {
 		switch (optname) {

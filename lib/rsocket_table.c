@@ -200,7 +200,9 @@ RDMACHAN_EXPORT int rclose(int socket)
 	if (rs->keepalive)
 		rs_keepalive_remove(rs);
 	pthread_mutex_lock(&rs->lock);
-	if (rs->phase == RS_CONNECTED)
+	if (rs->dg)
+		rs_dg_drain(rs);
+	else if (rs->phase == RS_CONNECTED)
 		rs_disconnect(rs);
 	pthread_mutex_unlock(&rs->lock);
 	rs_table_set(socket, NULL);

@@ -176,6 +176,40 @@ TEST_F(dgram, sizes_up_to_the_largest)
 	EXPECT_EQ(EMSGSIZE, errno);
 }
 
+/*
+ * Bursts of datagrams, each sent before any is read: every send slot is
+ * taken and given back, and each datagram arrives whole and in order.
+ */
+TEST_F(dgram, bursts)
+{
+	unsigned char out[300], in[400];
+	int round, i;
+
+	/* the first datagram and its answer: the client knows the server's QP */
+	ASSERT_EQ(1, rsend(self->client, "a", 1, 0));
+	ASSERT_EQ(1, dg_recv(self->server, in, sizeof(in), NULL));
+	ASSERT_EQ(1, rsendto(self->server, "b", 1, 0,
+			     (struct sockaddr *)&self->client_addr,
+			     sizeof(self->client_addr)));
+	ASSERT_EQ(1, dg_recv(self->client, in, sizeof(in), NULL));
+	for (round = 0; round < 6; round++) {
+		for (i = 0; i < 40; i++) {
+			dg_fill(out, sizeof(out), (unsigned int)(round * 40 + i));
+			ASSERT_EQ((ssize_t)sizeof(out),
+				  rsend(self->client, out, sizeof(out), 0))
+				TH_LOG("round %d, datagram %d: %s", round, i,
+				       strerror(errno));
+		}
+		for (i = 0; i < 40; i++) {
+			dg_fill(out, sizeof(out), (unsigned int)(round * 40 + i));
+			ASSERT_EQ((ssize_t)sizeof(out),
+				  dg_recv(self->server, in, sizeof(in), NULL));
+			ASSERT_EQ(0, memcmp(in, out, sizeof(out)))
+				TH_LOG("round %d, datagram %d", round, i);
+		}
+	}
+}
+
 /* A short read takes the head of a datagram and drops the rest; peek keeps it. */
 TEST_F(dgram, truncation_and_peek)
 {
@@ -351,6 +385,13 @@ TEST_F(dgram, bad_arguments)
 	EXPECT_EQ(EOPNOTSUPP, errno);
 	ASSERT_EQ(0, rgetsockopt(fd, SOL_SOCKET, SO_TYPE, &value, &len));
 	EXPECT_EQ(SOCK_DGRAM, value);
+	/* the UDP socket's own options are set and read through */
+	value = 0x10;
+	EXPECT_EQ(0, rsetsockopt(fd, IPPROTO_IP, IP_TOS, &value, sizeof(value)));
+	value = 0;
+	len = sizeof(value);
+	EXPECT_EQ(0, rgetsockopt(fd, IPPROTO_IP, IP_TOS, &value, &len));
+	EXPECT_EQ(0x10, value);
 	EXPECT_EQ(0, rclose(fd));
 	errno = 0;
 	EXPECT_EQ(-1, rsend(fd, "x", 1, 0));
