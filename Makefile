@@ -74,6 +74,7 @@ BENCH := $(B)/bench/cm_bench-rdmachan $(B)/bench/cm_bench-stock \
 	$(B)/bench/verbs_bench-rdmachan $(B)/bench/verbs_bench-stock \
 	$(B)/bench/libsyscount.so
 FUZZ := $(B)/bin/rdmachan-fuzz
+RSOCKET_FUZZ := $(B)/bin/rdmachan-rsocket-fuzz
 # Drop-in librdmacm.so.1/libibverbs.so.1 for unmodified rdma-core programs:
 # one object (libibverbs.so.1, with librdmacm.so.1 a symlink to it) holding
 # the whole library under rdma-core's version nodes
@@ -114,7 +115,7 @@ STAT_TOOL := $(B)/bin/rdmachan-stat
 all: module userland
 
 # Everything but the module: what a release's root builds (vm/release-tree).
-userland: lib compat $(STAT_TOOL) $(DEMO) $(BENCH) selftests $(FUZZ) kselftest-install
+userland: lib compat $(STAT_TOOL) $(DEMO) $(BENCH) selftests $(FUZZ) $(RSOCKET_FUZZ) kselftest-install
 
 # The tests as the kernel's selftest framework installs them
 # (selftests/Makefile), for selftests/kselftest_install_test.sh.
@@ -246,6 +247,11 @@ $(FUZZ): $(wildcard fuzz/*.c fuzz/*.h) uapi/rdmachan.h
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -o $@ $(filter %.c,$^) -lpthread -lrt
 
+# The rsocket fuzzer: random rsocket(7) calls through librdmachan.
+$(RSOCKET_FUZZ): fuzz/rsocket/rsocket_fuzz.c $(LIB_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -o $@ $< $(LIB_LINK) -lpthread -ldl
+
 $(B)/bench/libsyscount.so: bench/syscount.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Wall -Wextra -Werror -fPIC -shared -o $@ $< -ldl
@@ -357,7 +363,7 @@ check-debug: setup
 
 # The fuzzer alone, long (FUZZ_SECONDS, default 3600), in the debug guest.
 fuzz: setup
-	$(MAKE) KDIR=$(VM_KDIR) $(FUZZ)
+	$(MAKE) KDIR=$(VM_KDIR) $(FUZZ) $(RSOCKET_FUZZ)
 	fuzz/run $(if $(FUZZ_SECONDS),-t $(FUZZ_SECONDS)) $(FUZZ_ARGS)
 
 all-vm:
