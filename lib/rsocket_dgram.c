@@ -425,6 +425,9 @@ static int rs_dg_make_ah(struct rs_dg_dest *dest, uint32_t qpn)
 		ibv_destroy_ah(dest->ah);
 	dest->ah = ah;
 	dest->qpn = qpn;
+	dest->ud_max = qp->ud_max;
+	if (path->mtu && rs_dg_mtu_bytes((enum ibv_mtu)path->mtu) < dest->ud_max)
+		dest->ud_max = rs_dg_mtu_bytes((enum ibv_mtu)path->mtu);
 	ret = 0;
 out:
 	rdma_destroy_id(id);
@@ -432,12 +435,15 @@ out:
 }
 
 /* The peer's QP is @qpn: the address handle to reach it, made once. */
-void rs_dg_learn_qpn(struct rs_dg_dest *dest, uint32_t qpn)
+void rs_dg_learn_qpn(struct rsock *rs, struct rs_dg_dest *dest, uint32_t qpn)
 {
 	if (dest->ah && dest->qpn == qpn)
 		return;
 	if (rs_now_us() < dest->resolve_after)
 		return;
+	/* a new QP at the same address: the old handle may be in use */
+	if (dest->ah)
+		rs_dg_drain(rs);
 	/* a route that cannot be resolved now is not tried on every datagram */
 	if (rs_dg_make_ah(dest, qpn))
 		dest->resolve_after = rs_now_us() + RS_DG_RESOLVE_MS * 1000ull;

@@ -78,6 +78,8 @@ struct rs_dg_dest {
 	struct rs_dg_qp *qp;
 	struct ibv_ah *ah;
 	uint32_t qpn;
+	/* the largest datagram the path carries over UD, header included */
+	uint32_t ud_max;
 	/* a failed resolution is not tried again before this (rs_now_us) */
 	uint64_t resolve_after;
 };
@@ -123,7 +125,7 @@ void rs_dg_free(struct rsock *rs);
 int rs_dg_post_recv(struct rsock *rs, struct rs_dg_qp *qp, uint32_t offset);
 struct rs_dg_dest *rs_dg_dest_for(struct rsock *rs, const struct sockaddr *to,
 				  socklen_t tolen);
-void rs_dg_learn_qpn(struct rs_dg_dest *dest, uint32_t qpn);
+void rs_dg_learn_qpn(struct rsock *rs, struct rs_dg_dest *dest, uint32_t qpn);
 int rs_dg_connect(struct rsock *rs, const struct sockaddr *addr,
 		  socklen_t addrlen);
 

@@ -123,7 +123,7 @@ static void rs_dg_take_udp(struct rsock *rs)
 		qpn = be32toh(hdr->qpn) & 0xffffff;
 		if (hdr->op == RS_OP_DATA && rs->can_write)
 			rs_dg_udp_send(rs, dest, RS_OP_CTRL, NULL, 0, true);
-		rs_dg_learn_qpn(dest, qpn);
+		rs_dg_learn_qpn(rs, dest, qpn);
 		if (hdr->op == RS_OP_DATA &&
 		    (size_t)(len - hdr->length) <= rs_dg_max_data(dest->qp))
 			rs_dg_queue_udp(rs, (struct sockaddr *)&from, fromlen,
@@ -335,7 +335,7 @@ ssize_t rs_dg_sendv(struct rsock *rs, const struct iovec *iov, int iovcnt,
 	if (!dest->ah)
 		rs_dg_progress(rs, true);
 	/* before that, and for what the path MTU cannot carry: UDP */
-	if (!dest->ah || dest->qp->hdr.length + total > dest->qp->ud_max) {
+	if (!dest->ah || dest->qp->hdr.length + total > dest->ud_max) {
 		uint8_t data[RS_DG_SLOT];
 
 		rs_iter_copy(&it, data, total, true);
