@@ -155,10 +155,17 @@ RDMACHAN_EXPORT int rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd,
 static void cm_destroy_qp(struct rdma_cm_id *id)
 {
 	struct cm_id *cid = to_cm_id(id);
+	int tries = 0;
 
 	if (id->qp) {
 		cm_verbs()->unbind_qp(cid->chan->ch.fd, cid->handle);
-		cm_verbs()->destroy_qp(id->qp);
+		/*
+		 * rdma_destroy_qp() cannot fail: a destroy that failed before
+		 * it started (an allocation, a user copy) goes again, or the
+		 * QP, and the CQs and channel it holds, stay until exit.
+		 */
+		while (cm_verbs()->destroy_qp(id->qp) && ++tries < 3)
+			;
 	}
 	id->qp = NULL;
 	cm_destroy_cqs(id);

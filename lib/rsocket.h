@@ -196,6 +196,19 @@ struct rsock *rs_alloc(int domain, int type, struct rsock *parent);
 void rs_release(struct rsock *rs);
 void rs_set_fd_nonblock(int fd, bool on);
 
+/*
+ * A destroy that fails does so before it starts (an allocation, a user
+ * copy of the command): it is tried again, or its object (and the
+ * completion channel's fd behind a CQ) would stay until exit.
+ */
+#define RS_DESTROY_TRIES	3
+#define RS_DESTROY(call) do {						\
+	int tries_ = 0;							\
+									\
+	while ((call) && ++tries_ < RS_DESTROY_TRIES)			\
+		;							\
+} while (0)
+
 /* rsocket_endpoint.c */
 int rs_create_endpoint(struct rsock *rs);
 void rs_destroy_endpoint(struct rsock *rs);

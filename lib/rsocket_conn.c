@@ -445,7 +445,8 @@ int rs_disconnect(struct rsock *rs)
 		rs_wait_until(rs, rs_ctrl_free, RS_CLOSE_WAIT_MS);
 	if (rs->phase == RS_CONNECTED && rs->ctrl_free) {
 		rs->ctrl_free--;
-		rs_post_ctrl(rs, RS_MSG(RS_OP_CTRL, RS_CTRL_DISCONNECT));
+		if (rs_post_ctrl(rs, RS_MSG(RS_OP_CTRL, RS_CTRL_DISCONNECT)))
+			rs->ctrl_free++;
 	}
 	rs_wait_until(rs, rs_sends_done, RS_CLOSE_WAIT_MS);
 	rs->phase = RS_DISCONNECTED;
@@ -489,6 +490,9 @@ RDMACHAN_EXPORT int rshutdown(int socket, int how)
 				rs->ctrl_free--;
 				ret = rs_post_ctrl(rs, RS_MSG(RS_OP_CTRL,
 							      RS_CTRL_SHUTDOWN));
+				/* not posted: no completion gives it back */
+				if (ret)
+					rs->ctrl_free++;
 			}
 		}
 	}

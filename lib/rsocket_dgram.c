@@ -133,15 +133,15 @@ static void rs_dg_free_qp(struct rs_dg_qp *qp)
 	if (qp->id && qp->id->qp)
 		rdma_destroy_qp(qp->id);
 	if (qp->cq)
-		ibv_destroy_cq(qp->cq);
+		RS_DESTROY(ibv_destroy_cq(qp->cq));
 	if (qp->comp)
-		ibv_destroy_comp_channel(qp->comp);
+		RS_DESTROY(ibv_destroy_comp_channel(qp->comp));
 	if (qp->smr)
-		ibv_dereg_mr(qp->smr);
+		RS_DESTROY(ibv_dereg_mr(qp->smr));
 	if (qp->rmr)
-		ibv_dereg_mr(qp->rmr);
+		RS_DESTROY(ibv_dereg_mr(qp->rmr));
 	if (qp->id)
-		rdma_destroy_id(qp->id);
+		RS_DESTROY(rdma_destroy_id(qp->id));
 	free(qp->rbuf);
 	free(qp);
 }
@@ -422,7 +422,7 @@ static int rs_dg_make_ah(struct rs_dg_dest *dest, uint32_t qpn)
 	if (!ah)
 		goto out;
 	if (dest->ah)
-		ibv_destroy_ah(dest->ah);
+		RS_DESTROY(ibv_destroy_ah(dest->ah));
 	dest->ah = ah;
 	dest->qpn = qpn;
 	dest->ud_max = qp->ud_max;
@@ -430,7 +430,7 @@ static int rs_dg_make_ah(struct rs_dg_dest *dest, uint32_t qpn)
 		dest->ud_max = rs_dg_mtu_bytes((enum ibv_mtu)path->mtu);
 	ret = 0;
 out:
-	rdma_destroy_id(id);
+	RS_DESTROY(rdma_destroy_id(id));
 	return ret;
 }
 
@@ -488,7 +488,7 @@ void rs_dg_free(struct rsock *rs)
 
 		dg->dests = dest->next;
 		if (dest->ah)
-			ibv_destroy_ah(dest->ah);
+			RS_DESTROY(ibv_destroy_ah(dest->ah));
 		free(dest);
 	}
 	while (dg->qps) {

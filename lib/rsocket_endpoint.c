@@ -133,16 +133,16 @@ void rs_destroy_endpoint(struct rsock *rs)
 	if (rs->cq) {
 		if (rs->cq_events)
 			ibv_ack_cq_events(rs->cq, rs->cq_events);
-		ibv_destroy_cq(rs->cq);
+		RS_DESTROY(ibv_destroy_cq(rs->cq));
 	}
 	if (rs->comp)
-		ibv_destroy_comp_channel(rs->comp);
+		RS_DESTROY(ibv_destroy_comp_channel(rs->comp));
 	if (rs->smr)
-		ibv_dereg_mr(rs->smr);
+		RS_DESTROY(ibv_dereg_mr(rs->smr));
 	if (rs->rmr)
-		ibv_dereg_mr(rs->rmr);
+		RS_DESTROY(ibv_dereg_mr(rs->rmr));
 	if (rs->tmr)
-		ibv_dereg_mr(rs->tmr);
+		RS_DESTROY(ibv_dereg_mr(rs->tmr));
 	free(rs->sbuf);
 	free(rs->rbuf);
 	free((void *)rs->target_sgl);

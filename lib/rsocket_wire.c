@@ -70,7 +70,9 @@ void rs_update_credits(struct rsock *rs)
 	rs->rseq_grant_at = (uint16_t)(rs->rseq_no + rs->rq_size / 2);
 	msg = RS_MSG(RS_OP_CREDITS, (uint16_t)(rs->rseq_no + rs->rq_size));
 	if (!publish) {
-		rs_post_ctrl(rs, msg);
+		/* not posted: no completion gives the slot back */
+		if (rs_post_ctrl(rs, msg))
+			rs->ctrl_free++;
 		return;
 	}
 	sge.addr = (uintptr_t)(rs->rbuf + rs->rbuf_publish_at);
@@ -94,9 +96,13 @@ void rs_update_credits(struct rsock *rs)
 		isge.addr = (uintptr_t)slot;
 		isge.lkey = rs->smr->lkey;
 	}
-	rs_post_write(rs, &isge, 1, msg, true,
-		      rs->remote_sgl.addr + rs->remote_sgl_idx * sizeof(sge),
-		      rs->remote_sgl.key);
+	/* not posted: the slot back, and the half is published next time */
+	if (rs_post_write(rs, &isge, 1, msg, true,
+			  rs->remote_sgl.addr + rs->remote_sgl_idx * sizeof(sge),
+			  rs->remote_sgl.key)) {
+		rs->ctrl_free++;
+		return;
+	}
 	rs->rbuf_unpublished -= half;
 	rs->rbuf_publish_at = (rs->rbuf_publish_at + half) % rs->rbuf_size;
 	rs->remote_sgl_idx = (rs->remote_sgl_idx + 1) % rs->remote_sgl.length;
@@ -198,6 +204,14 @@ void rs_poll_completions(struct rsock *rs)
 				rs_take_message(rs, be32toh(wc[i].imm_data));
 		}
 	}
+	/*
+	 * A poll that failed may have taken completions it could not hand
+	 * back (kernel-owned POLL_CQ loses them, as ib_uverbs' does): the
+	 * stream's credits and sequence numbers cannot be trusted, and a
+	 * waiter would sleep for events that never come.
+	 */
+	if (n < 0)
+		rs_connection_lost(rs);
 	while (rs->phase == RS_CONNECTED && repost--)
 		if (ibv_post_recv(rs->id->qp, &rwr, &bad))
 			rs_connection_lost(rs);
