@@ -280,9 +280,16 @@ static int rs_dg_source(struct rsock *rs, const struct sockaddr *to,
 	if (!port) {
 		memset(&any, 0, sizeof(any));
 		any.ss_family = (sa_family_t)rs->domain;
-		if (bind(rs->dg->udp, (struct sockaddr *)&any, len))
+		len = sizeof(*src);
+		if (bind(rs->dg->udp, (struct sockaddr *)&any,
+			 rs->domain == AF_INET6 ? sizeof(struct sockaddr_in6) :
+						  sizeof(struct sockaddr_in)) ||
+		    getsockname(rs->dg->udp, (struct sockaddr *)src, &len))
 			return -1;
-		return rs_dg_source(rs, to, tolen, src);
+		port = ((struct sockaddr_in *)src)->sin_port;
+		/* IP_BIND_ADDRESS_NO_PORT leaves it without one */
+		if (!port)
+			return rs_err(EADDRNOTAVAIL);
 	}
 	if (!rs_dg_any_addr((struct sockaddr *)src))
 		return 0;

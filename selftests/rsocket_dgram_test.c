@@ -392,6 +392,14 @@ TEST_F(dgram, bad_arguments)
 	len = sizeof(value);
 	EXPECT_EQ(0, rgetsockopt(fd, IPPROTO_IP, IP_TOS, &value, &len));
 	EXPECT_EQ(0x10, value);
+	/* a UDP socket that binds without a port gives replies nowhere to go */
+	value = 1;
+	ASSERT_EQ(0, rsetsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &value,
+				 sizeof(value)));
+	errno = 0;
+	EXPECT_EQ(-1, rsendto(fd, "x", 1, 0, (struct sockaddr *)&where,
+			      sizeof(where)));
+	EXPECT_EQ(EADDRNOTAVAIL, errno);
 	EXPECT_EQ(0, rclose(fd));
 	errno = 0;
 	EXPECT_EQ(-1, rsend(fd, "x", 1, 0));
