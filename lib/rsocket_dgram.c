@@ -46,7 +46,8 @@ static int rs_dg_size(struct rsock *rs, struct ibv_context *verbs)
 	struct ibv_device_attr dev;
 	uint32_t max, i;
 
-	if (dg->sized)
+	/* sized once: the buffers, all or none, exist from then on */
+	if (dg->sbuf)
 		return 0;
 	if (ibv_query_device(verbs, &dev))
 		return -1;
@@ -83,7 +84,6 @@ static int rs_dg_size(struct rsock *rs, struct ibv_context *verbs)
 	for (i = 0; i < rs->sq_size; i++)
 		dg->free_slots[i] = rs->sq_size - 1 - i;
 	dg->nfree = rs->sq_size;
-	dg->sized = true;
 	return 0;
 }
 
@@ -472,7 +472,7 @@ int rs_dg_connect(struct rsock *rs, const struct sockaddr *addr,
 
 static bool rs_dg_sends_done(struct rsock *rs)
 {
-	return !rs->dg->sized || rs->dg->nfree == rs->sq_size;
+	return !rs->dg->sbuf || rs->dg->nfree == rs->sq_size;
 }
 
 /* What was posted leaves before its QP goes; called by rclose, locked. */

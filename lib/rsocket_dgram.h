@@ -115,7 +115,6 @@ struct rs_dgram {
 	unsigned int head, tail;
 	struct rs_dg_udp_msg *udp_first, *udp_last;
 	unsigned int udp_queued;
-	bool sized;
 };
 
 /* rsocket_dgram.c */
@@ -135,7 +134,6 @@ bool rs_dg_readable(struct rsock *rs);
 bool rs_dg_writable(struct rsock *rs);
 int rs_dg_wait(struct rsock *rs, bool (*ready)(struct rsock *rs),
 	       bool nonblock);
-int rs_dg_arm(struct rsock *rs);
 void rs_dg_take_cq_events(struct rsock *rs);
 ssize_t rs_dg_sendv(struct rsock *rs, const struct iovec *iov, int iovcnt,
 		    size_t total, int flags, const struct sockaddr *to,

@@ -204,13 +204,7 @@ bool rs_dg_readable(struct rsock *rs)
 
 bool rs_dg_writable(struct rsock *rs)
 {
-	return !rs->dg->sized || rs->dg->nfree || !rs->can_write;
-}
-
-/* What to sleep on: the epoll set of the UDP socket and the CQs' channels. */
-int rs_dg_arm(struct rsock *rs)
-{
-	return rs->dg->epfd;
+	return !rs->dg->sbuf || rs->dg->nfree || !rs->can_write;
 }
 
 /* Takes the CQs' events (nonblocking channels) and arms them again. */
@@ -256,7 +250,7 @@ int rs_dg_wait(struct rsock *rs, bool (*ready)(struct rsock *rs),
 			rs_dg_progress(rs, false);
 			continue;
 		}
-		pfd.fd = rs_dg_arm(rs);
+		pfd.fd = rs->dg->epfd;
 		rs->waiting = true;
 		pthread_mutex_unlock(&rs->lock);
 		ret = poll(&pfd, 1, -1);

@@ -118,7 +118,7 @@ static int rs_int_opt(const void *optval, socklen_t optlen, int *value)
 /* Queues and buffers are sized once, by the first connection or QP. */
 static bool rs_sized(struct rsock *rs)
 {
-	return rs->cq || (rs->dg && rs->dg->sized);
+	return rs->cq || (rs->dg && rs->dg->sbuf);
 }
 
 static int rs_set_rdma_opt(struct rsock *rs, int optname, const void *optval,
@@ -189,8 +189,6 @@ RDMACHAN_EXPORT int rsetsockopt(int socket, int level, int optname,
 		switch (optname) {
 		case SO_REUSEADDR:
 			rs->reuseaddr = value;
-			if (rs->dg)
-				break;
 			ret = rdma_set_option(rs->id, RDMA_OPTION_ID,
 					      RDMA_OPTION_ID_REUSEADDR,
 					      &value, sizeof(value));

@@ -71,7 +71,8 @@ static int rs_arm(struct rsock *rs, struct pollfd *pfd)
 
 	pthread_mutex_lock(&rs->lock);
 	if (rs->dg) {
-		pfd[0].fd = rs_dg_arm(rs);
+		/* the UDP socket and every CQ (armed for good) in one */
+		pfd[0].fd = rs->dg->epfd;
 		pfd[0].events = POLLIN;
 		pthread_mutex_unlock(&rs->lock);
 		return 1;

@@ -259,18 +259,6 @@ static void read_file(const char *path, char *buf, size_t len)
 		close(fd);
 }
 
-static int count_fds(void)
-{
-	glob_t g;
-	int n = 0;
-
-	if (!glob("/proc/self/fd/*", 0, NULL, &g)) {
-		n = g.gl_pathc;
-		globfree(&g);
-	}
-	return n;
-}
-
 static void snap_take(struct ctx *c, struct snap *s)
 {
 	size_t i;

@@ -178,18 +178,6 @@ struct rs_snap {
 	int fds;
 };
 
-static int count_open_fds(void)
-{
-	glob_t g;
-	int n = 0;
-
-	if (!glob("/proc/self/fd/*", 0, NULL, &g)) {
-		n = g.gl_pathc;
-		globfree(&g);
-	}
-	return n;
-}
-
 static void snap_objects(struct rs_snap *snap)
 {
 	int fd = open(DEBUGFS "/rdmachan/objects", O_RDONLY | O_CLOEXEC);
@@ -199,7 +187,7 @@ static void snap_objects(struct rs_snap *snap)
 	snap->objects[n > 0 ? n : 0] = '\0';
 	if (fd >= 0)
 		close(fd);
-	snap->fds = count_open_fds();
+	snap->fds = count_fds();
 }
 
 /* Waits a little for the counters to come back: a peer's teardown is async. */
