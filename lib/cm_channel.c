@@ -27,6 +27,8 @@
 #include "verbs_internal.h"
 
 #define CM_MIN_BUCKETS 16
+/* tries of an acknowledgement the kernel refused for a passing reason */
+#define CM_ACK_TRIES 3
 
 struct cm_channel *cm_channel_create(void)
 {
@@ -199,6 +201,22 @@ static struct cm_id *cm_event_id(struct cm_channel *chan, uint32_t handle)
 }
 
 /* All of @handles, or one by one when the kernel refuses the batch. */
+/*
+ * The kernel takes all of a call's acks or none. A call that failed for
+ * want of memory (or of a copy) is made again: an ack lost here would hold
+ * its id's destroy until the process dies.
+ */
+static int cm_ack_call(struct cm_channel *chan, struct rdmachan_get_events *cmd)
+{
+	int tries = 0;
+
+	while (rdmachan_ioctl(chan->ch.fd, RDMACHAN_IOC_ACK_EVENTS, cmd))
+		if (errno == ENOENT || errno == EINVAL ||
+		    ++tries == CM_ACK_TRIES)
+			return -1;
+	return 0;
+}
+
 static int cm_ack_handles(struct cm_channel *chan, const uint32_t *handles,
 			  unsigned int num)
 {
@@ -210,7 +228,7 @@ static int cm_ack_handles(struct cm_channel *chan, const uint32_t *handles,
 	unsigned int i;
 	int ret = 0;
 
-	if (!num || !rdmachan_ioctl(chan->ch.fd, RDMACHAN_IOC_ACK_EVENTS, &cmd))
+	if (!num || !cm_ack_call(chan, &cmd))
 		return 0;
 	if (num == 1 || errno != ENOENT)
 		return -1;
@@ -218,7 +236,7 @@ static int cm_ack_handles(struct cm_channel *chan, const uint32_t *handles,
 	cmd.num_acks = 1;
 	for (i = 0; i < num; i++) {
 		cmd.acks = (uintptr_t)&handles[i];
-		if (rdmachan_ioctl(chan->ch.fd, RDMACHAN_IOC_ACK_EVENTS, &cmd))
+		if (cm_ack_call(chan, &cmd))
 			ret = -1;
 	}
 	return ret;
