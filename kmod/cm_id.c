@@ -462,10 +462,16 @@ int rdmachan_cmd_disconnect(struct rdmachan_call *call, void *arg)
 	id = rdmachan_cm_id_lock(call->file, cmd->handle);
 	if (IS_ERR(id))
 		return PTR_ERR(id);
-	/* as the CM does for its own QP: flushed before the DREQ goes */
-	rdma_lock_handler(id->cm_id);
-	rdmachan_user_qp_modify(id, IB_QPS_ERR);
-	rdma_unlock_handler(id->cm_id);
+	/*
+	 * As the CM does for its own QP: on IB and RoCE flushed before the
+	 * DREQ goes; on iWARP the close is TCP's, graceful, and the QP goes
+	 * to ERR on DISCONNECTED (ERR now would abort the stream).
+	 */
+	if (!rdmachan_cm_id_iwarp(id->cm_id)) {
+		rdma_lock_handler(id->cm_id);
+		rdmachan_user_qp_modify(id, IB_QPS_ERR);
+		rdma_unlock_handler(id->cm_id);
+	}
 	/* Only a connection goes to DISCONNECTING; DISCONNECTED stays. */
 	old = cmpxchg(&id->state, RDMACHAN_ID_CONNECTED,
 		      RDMACHAN_ID_DISCONNECTING);

@@ -231,16 +231,14 @@ static void rdmachan_show_addr(struct seq_file *m, const char *key,
  */
 static void rdmachan_show_id_qp(struct seq_file *m, struct rdmachan_cm_id *id)
 {
-	struct ib_qp_init_attr init;
-	struct ib_qp_attr attr;
 	enum ib_qp_state state;
 
 	lockdep_assert_held(&id->lock);
 	if (id->qp && id->qp->ib) {
 		seq_printf(m, " qp=rdmachan qp_num=%u", id->qp->ib->qp_num);
-		if (!ib_query_qp(id->qp->ib, &attr, IB_QP_STATE, &init))
+		if (!rdmachan_qp_query_state(id->qp->ib, &state))
 			seq_printf(m, " qp_state=%s",
-				   rdmachan_qp_state_name(attr.qp_state));
+				   rdmachan_qp_state_name(state));
 	} else if (id->user_qp_file) {
 		seq_printf(m, " qp=uverbs qp_num=%u", id->user_qp_num);
 		if (!rdmachan_user_qp_state(id, &state))
@@ -339,8 +337,7 @@ static void rdmachan_show_verbs_obj(struct seq_file *m, unsigned long handle,
 				    struct rdmachan_async_obj *ao)
 {
 	struct rdmachan_query_async_events q = {};
-	struct ib_qp_init_attr init;
-	struct ib_qp_attr attr;
+	enum ib_qp_state state;
 	struct rdmachan_qp *qp;
 	struct rdmachan_cq *cq;
 
@@ -350,9 +347,9 @@ static void rdmachan_show_verbs_obj(struct seq_file *m, unsigned long handle,
 	if (obj->type == RDMACHAN_OBJ_QP) {
 		qp = container_of(obj, struct rdmachan_qp, v.obj);
 		seq_printf(m, " qp_num=%u", qp->ib->qp_num);
-		if (!ib_query_qp(qp->ib, &attr, IB_QP_STATE, &init))
+		if (!rdmachan_qp_query_state(qp->ib, &state))
 			seq_printf(m, " state=%s",
-				   rdmachan_qp_state_name(attr.qp_state));
+				   rdmachan_qp_state_name(state));
 	}
 	rdmachan_async_obj_query(ao, &q);
 	seq_printf(m, " async_queued=%u async_unacked=%u", q.out_queued,

@@ -556,6 +556,33 @@ int rdmachan_user_qp_connected(struct rdmachan_cm_id *id);
 int rdmachan_user_qp_state(struct rdmachan_cm_id *id, enum ib_qp_state *state);
 struct file *rdmachan_user_qp_unbind(struct rdmachan_cm_id *id);
 
+/* An id bound to an iWARP device: its QP is moved by iw_cm, not the CM. */
+static inline bool rdmachan_cm_id_iwarp(struct rdma_cm_id *cm_id)
+{
+	return cm_id->device &&
+	       rdma_protocol_iwarp(cm_id->device, cm_id->port_num);
+}
+
+/* a state no driver reports: the driver did not say */
+#define RDMACHAN_QPS_UNKNOWN	((enum ib_qp_state)(IB_QPS_ERR + 1))
+
+/*
+ * @qp's state as its driver reports it. siw (6.1) reports none: the
+ * attribute starts out of range, so that it reads as unknown, not stack.
+ */
+static inline int rdmachan_qp_query_state(struct ib_qp *qp,
+					  enum ib_qp_state *state)
+{
+	struct ib_qp_attr attr = { .qp_state = RDMACHAN_QPS_UNKNOWN };
+	struct ib_qp_init_attr init;
+	int ret;
+
+	ret = ib_query_qp(qp, &attr, IB_QP_STATE, &init);
+	if (!ret)
+		*state = attr.qp_state;
+	return ret;
+}
+
 /* Live-object counters, shown in debugfs. */
 enum rdmachan_counter {
 	RDMACHAN_COUNT_FILES,

@@ -167,8 +167,6 @@ int rdmachan_user_qp_modify(struct rdmachan_cm_id *id, enum ib_qp_state state)
 int rdmachan_user_qp_state(struct rdmachan_cm_id *id, enum ib_qp_state *state)
 {
 	struct rdma_restrack_entry *res;
-	struct ib_qp_init_attr init;
-	struct ib_qp_attr attr;
 	struct ib_qp *qp;
 	int ret = -ENOENT;
 
@@ -181,11 +179,8 @@ int rdmachan_user_qp_state(struct rdmachan_cm_id *id, enum ib_qp_state *state)
 		return -ENOENT;
 	qp = container_of(res, struct ib_qp, res);
 	/* the same QP of the same file: never another process's */
-	if (qp == id->user_qp && rdmachan_user_qp_owned(qp, id->user_qp_file)) {
-		ret = ib_query_qp(qp, &attr, IB_QP_STATE, &init);
-		if (!ret)
-			*state = attr.qp_state;
-	}
+	if (qp == id->user_qp && rdmachan_user_qp_owned(qp, id->user_qp_file))
+		ret = rdmachan_qp_query_state(qp, state);
 	rdma_restrack_put(res);
 	return ret;
 }
@@ -213,6 +208,9 @@ int rdmachan_user_qp_ready(struct rdmachan_cm_id *id, struct ib_qp *qp,
 		if (!ret)
 			ret = ib_modify_qp(qp, &attr, mask);
 	}
+	/* iw_cm moves it to RTS itself, once MPA has been negotiated */
+	if (!ret && rdmachan_cm_id_iwarp(cm_id))
+		return 0;
 	if (!ret) {
 		attr.qp_state = IB_QPS_RTS;
 		ret = rdma_init_qp_attr(cm_id, &attr, &mask);
