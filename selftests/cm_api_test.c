@@ -558,6 +558,7 @@ TEST_F(api, udp_lookup_accepted)
 	struct rdma_cm_event *ev;
 	struct rdma_ud_param *ud;
 
+	CM_SKIP_ON_IWARP("SIDR (RDMA_PS_UDP service lookups)");
 	ASSERT_EQ(0, cm_listen(self->ch, RDMA_PS_UDP, 4, &listen));
 	ASSERT_EQ(0, cm_resolve(self->ch, RDMA_PS_UDP,
 				rdma_get_src_port(listen), &client));
@@ -610,6 +611,7 @@ TEST_F(api, udp_lookup_without_param)
 	struct rdma_conn_param param;
 	struct rdma_cm_event *ev;
 
+	CM_SKIP_ON_IWARP("SIDR (RDMA_PS_UDP service lookups)");
 	ASSERT_EQ(0, cm_listen(self->ch, RDMA_PS_UDP, 4, &listen));
 	ASSERT_EQ(0, cm_resolve(self->ch, RDMA_PS_UDP,
 				rdma_get_src_port(listen), &client));
@@ -642,6 +644,7 @@ TEST_F(api, udp_lookup_rejected)
 	struct rdma_conn_param param;
 	struct rdma_cm_event *ev;
 
+	CM_SKIP_ON_IWARP("SIDR (RDMA_PS_UDP service lookups)");
 	ASSERT_EQ(0, cm_listen(self->ch, RDMA_PS_UDP, 4, &listen));
 	ASSERT_EQ(0, cm_resolve(self->ch, RDMA_PS_UDP,
 				rdma_get_src_port(listen), &client));
@@ -671,6 +674,7 @@ TEST_F(api, udp_lookup_without_listener)
 	struct rdma_cm_event *ev;
 	__be16 port;
 
+	CM_SKIP_ON_IWARP("SIDR (RDMA_PS_UDP service lookups)");
 	ASSERT_EQ(0, cm_listen(self->ch, RDMA_PS_UDP, 1, &gone));
 	port = rdma_get_src_port(gone);
 	ASSERT_EQ(0, rdma_destroy_id(gone));

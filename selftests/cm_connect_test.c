@@ -518,7 +518,7 @@ TEST_F(conn, rejected_with_private_data)
 	ASSERT_NE(NULL, ev);
 	EXPECT_STREQ("RDMA_CM_EVENT_REJECTED", rdma_event_str(ev->event));
 	/* IB CM REJ reason 28: consumer defined */
-	EXPECT_EQ(28, ev->status);
+	EXPECT_EQ(cm_rejected_status(), ev->status);
 	TH_LOG("REJECTED status %d private_data_len %d", ev->status,
 	       ev->param.conn.private_data_len);
 	EXPECT_TRUE(cm_private_data_is(ev->param.conn.private_data,
@@ -588,7 +588,7 @@ TEST_F(conn, rejected_without_private_data)
 	ASSERT_EQ(0, rdma_reject(server, NULL, 0));
 	ev = cm_expect(self->cch, RDMA_CM_EVENT_REJECTED, client, CM_TIMEOUT_MS);
 	ASSERT_NE(NULL, ev);
-	EXPECT_EQ(28, ev->status);
+	EXPECT_EQ(cm_rejected_status(), ev->status);
 	for (i = 0; ev->param.conn.private_data &&
 		    i < ev->param.conn.private_data_len; i++)
 		ASSERT_EQ(0, ((const char *)ev->param.conn.private_data)[i]);
@@ -711,7 +711,7 @@ TEST_F(conn, destroy_unanswered_request)
 	ev = cm_expect(self->cch, RDMA_CM_EVENT_REJECTED, client, CM_TIMEOUT_MS);
 	ASSERT_NE(NULL, ev);
 	TH_LOG("destroyed request: REJECTED status %d", ev->status);
-	EXPECT_EQ(28, ev->status);
+	EXPECT_EQ(cm_rejected_status(), ev->status);
 	EXPECT_EQ(0, rdma_ack_cm_event(ev));
 	EXPECT_EQ(0, rdma_destroy_id(client));
 }

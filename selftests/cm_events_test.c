@@ -303,7 +303,7 @@ TEST_F_TIMEOUT(removal, device_removal_under_ids, NETDEV_TIMEOUT_S)
 	close(ready[1]);
 	ASSERT_EQ(1, read(ready[0], &r, 1));
 	t0 = cm_now_ms();
-	del = cm_spawn("rdma link delete " RDMACHAN_TEST_DEVICE);
+	del = cm_spawn(test_device_delete_cmd());
 	ASSERT_LE(0, del);
 	status = cm_wait_pid(user, 6 * CM_TIMEOUT_MS);
 	ASSERT_TRUE(WIFEXITED(status)) TH_LOG("user status %#x", status);

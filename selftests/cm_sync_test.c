@@ -356,7 +356,7 @@ TEST_F_TIMEOUT(sync, sync_connect_rejected, SYNC_TIMEOUT_S)
 	EXPECT_EQ(ECONNREFUSED, errno);
 	ASSERT_NE(NULL, id->event);
 	EXPECT_EQ(RDMA_CM_EVENT_REJECTED, id->event->event);
-	EXPECT_EQ(28, id->event->status);
+	EXPECT_EQ(cm_rejected_status(), id->event->status);
 	EXPECT_TRUE(cm_private_data_is(id->event->param.conn.private_data,
 				    id->event->param.conn.private_data_len,
 				    cm_rej_data, sizeof(cm_rej_data)));

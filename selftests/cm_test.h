@@ -54,6 +54,30 @@ static __maybe_unused const char *cm_test_addr(void)
 	return addr && *addr ? addr : "10.77.0.1";
 }
 
+/* The run is on iWARP (selftests/run-in-guest --siw): no UD, multicast, SIDR. */
+static __maybe_unused bool cm_on_iwarp(void)
+{
+	const char *transport = getenv("RDMACHAN_TRANSPORT");
+
+	return transport && !strcmp(transport, "iwarp");
+}
+
+/*
+ * A REJECTED event's status: the reason a consumer's reject gives (28) on
+ * IB and RoCE; iWARP's MPA reject has none, and the CM says -ECONNREFUSED.
+ */
+static __maybe_unused int cm_rejected_status(void)
+{
+	return cm_on_iwarp() ? -ECONNREFUSED : 28;
+}
+
+/* Skips the test on iWARP, which has no @what. */
+#define CM_SKIP_ON_IWARP(what)						\
+	do {								\
+		if (cm_on_iwarp())					\
+			SKIP(return, "iWARP has no %s", what);		\
+	} while (0)
+
 static __maybe_unused const char *cm_test_netdev(void)
 {
 	const char *dev = getenv("RDMACHAN_NETDEV");

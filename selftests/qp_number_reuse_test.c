@@ -104,7 +104,7 @@ static int set_qp_index_max(const char *value)
 /* rxe0 deleted and added again, so that its QP table is what is set. */
 static int rxe_renew(void)
 {
-	if (run_cmd("rdma link delete " RDMACHAN_TEST_DEVICE))
+	if (run_cmd("rdma link delete %s", RDMACHAN_TEST_DEVICE))
 		return -1;
 	return rxe_restore();
 }

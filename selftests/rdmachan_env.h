@@ -41,11 +41,34 @@ static int __attribute__((format(printf, 1, 2))) rdmachan_env_run(const char *fm
 	return system(cmd);
 }
 
+/* rxe0 must be on the tests' netdev: its address is the one they dial */
+static void rdmachan_env_rxe(const char *netdev)
+{
+	char on[64] = "";
+	FILE *f;
+
+	f = fopen("/sys/class/infiniband/rxe0/ports/1/gid_attrs/ndevs/0", "r");
+	if (f) {
+		if (!fgets(on, sizeof(on), f))
+			on[0] = '\0';
+		on[strcspn(on, "\n")] = '\0';
+		fclose(f);
+	}
+	if (!f) {
+		if (rdmachan_env_run("modprobe rdma_rxe 2>/dev/null; modprobe rdma_ucm 2>/dev/null; "
+				     "rdma link add rxe0 type rxe netdev %s", netdev))
+			rdmachan_env_skip("cannot add rxe0 on the tests' netdev (CONFIG_RDMA_RXE)");
+	} else if (strcmp(on, netdev)) {
+		rdmachan_env_skip("rxe0 is on another netdev: set RDMACHAN_NETDEV and RDMACHAN_ADDR to it");
+	}
+}
+
 static void __attribute__((constructor)) rdmachan_env_setup(void)
 {
 	const char *netdev = rdmachan_env_get("RDMACHAN_NETDEV", "rdmachan0");
 	const char *addr = rdmachan_env_get("RDMACHAN_ADDR", "10.77.0.1");
-	char path[256], on[64] = "";
+	const char *dev = rdmachan_env_get("RDMACHAN_DEVICE", "rxe0");
+	char path[256];
 	FILE *f;
 	int i;
 
@@ -62,25 +85,19 @@ static void __attribute__((constructor)) rdmachan_env_setup(void)
 			      "ip link set %s up", netdev, netdev) ||
 	     rdmachan_env_run("ip addr add %s/24 dev %s", addr, netdev)))
 		rdmachan_env_skip("cannot make the dummy netdev the tests use");
-	/* rxe0 must be on the tests' netdev: its address is the one they dial */
-	f = fopen("/sys/class/infiniband/rxe0/ports/1/gid_attrs/ndevs/0", "r");
-	if (f) {
-		if (!fgets(on, sizeof(on), f))
-			on[0] = '\0';
-		on[strcspn(on, "\n")] = '\0';
-		fclose(f);
+	if (strcmp(dev, "rxe0")) {
+		/* another device the run set up (vm/run --siw) on that netdev */
+		snprintf(path, sizeof(path), "/sys/class/infiniband/%s", dev);
+		if (access(path, F_OK))
+			rdmachan_env_skip("the run's RDMACHAN_DEVICE does not exist");
+	} else {
+		rdmachan_env_rxe(netdev);
 	}
-	if (!f) {
-		if (rdmachan_env_run("modprobe rdma_rxe 2>/dev/null; modprobe rdma_ucm 2>/dev/null; "
-				     "rdma link add rxe0 type rxe netdev %s", netdev))
-			rdmachan_env_skip("cannot add rxe0 on the tests' netdev (CONFIG_RDMA_RXE)");
-	} else if (strcmp(on, netdev)) {
-		rdmachan_env_skip("rxe0 is on another netdev: set RDMACHAN_NETDEV and RDMACHAN_ADDR to it");
-	}
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/1/state", dev);
 	for (i = 0; i < 100; i++) {
 		char state[32] = "";
 
-		f = fopen("/sys/class/infiniband/rxe0/ports/1/state", "r");
+		f = fopen(path, "r");
 		if (f) {
 			if (!fgets(state, sizeof(state), f))
 				state[0] = '\0';
@@ -91,7 +108,7 @@ static void __attribute__((constructor)) rdmachan_env_setup(void)
 		usleep(100000);
 	}
 	if (i == 100)
-		rdmachan_env_skip("rxe0's port never became ACTIVE");
+		rdmachan_env_skip("the test device's port never became ACTIVE");
 	setenv("RDMACHAN_ENV_READY", "1", 1);
 }
 

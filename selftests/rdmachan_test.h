@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Helpers shared by the rdmachan selftests. They run in the test guest,
- * as root, with rxe0 on $RDMACHAN_NETDEV and rdmachan.ko loaded.
+ * as root, with rxe0 (or $RDMACHAN_DEVICE: siw0 in a siw run) on
+ * $RDMACHAN_NETDEV and rdmachan.ko loaded.
  */
 #ifndef RDMACHAN_SELFTEST_H
 #define RDMACHAN_SELFTEST_H
@@ -19,7 +20,15 @@
 
 #include "../uapi/rdmachan.h"
 
-#define RDMACHAN_TEST_DEVICE "rxe0"
+/* The device the tests use: rxe0, or the run's (selftests/run-in-guest --siw). */
+static inline const char *rdmachan_test_device(void)
+{
+	const char *dev = getenv("RDMACHAN_DEVICE");
+
+	return dev && *dev ? dev : "rxe0";
+}
+
+#define RDMACHAN_TEST_DEVICE rdmachan_test_device()
 #define __maybe_unused __attribute__((unused))
 
 /*
@@ -131,22 +140,40 @@ static __maybe_unused int run_cmd(const char *fmt, ...)
 	return ret == -1 ? -1 : WEXITSTATUS(ret);
 }
 
-/* Puts rxe0 back on the test netdev (if missing) and waits for ACTIVE. */
+/* The command that deletes the test device, for a child to run. */
+static __maybe_unused const char *test_device_delete_cmd(void)
+{
+	static char cmd[64];
+
+	snprintf(cmd, sizeof(cmd), "rdma link delete %s", RDMACHAN_TEST_DEVICE);
+	return cmd;
+}
+
+/*
+ * Puts the test device back on the test netdev (if missing) and waits for
+ * ACTIVE: rxe0, or $RDMACHAN_DEVICE of type $RDMACHAN_DEVICE_TYPE.
+ */
 static __maybe_unused int rxe_restore(void)
 {
 	const char *netdev = getenv("RDMACHAN_NETDEV");
-	char state[64];
+	const char *type = getenv("RDMACHAN_DEVICE_TYPE");
+	char path[128], state[64];
 	int i;
 
 	if (!netdev)
 		netdev = "rdmachan0";
-	if (access("/sys/class/infiniband/" RDMACHAN_TEST_DEVICE, F_OK) &&
-	    run_cmd("rdma link add %s type rxe netdev %s",
-		    RDMACHAN_TEST_DEVICE, netdev))
+	if (!type)
+		type = "rxe";
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s",
+		 RDMACHAN_TEST_DEVICE);
+	if (access(path, F_OK) &&
+	    run_cmd("rdma link add %s type %s netdev %s",
+		    RDMACHAN_TEST_DEVICE, type, netdev))
 		return -1;
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/1/state",
+		 RDMACHAN_TEST_DEVICE);
 	for (i = 0; i < 200; i++) {
-		read_line("/sys/class/infiniband/" RDMACHAN_TEST_DEVICE
-			  "/ports/1/state", state, sizeof(state));
+		read_line(path, state, sizeof(state));
 		if (strstr(state, "ACTIVE"))
 			return 0;
 		usleep(50000);

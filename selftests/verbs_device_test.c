@@ -18,7 +18,16 @@
 RDMACHAN_TEST_KERNEL_OWNED
 
 #define SYSFS_IB "/sys/class/infiniband/"
-#define SYSFS_DEV SYSFS_IB RDMACHAN_TEST_DEVICE "/"
+
+/* @file in the test device's sysfs directory (one at a time) */
+static const char *dev_path(const char *file)
+{
+	static char path[256];
+
+	snprintf(path, sizeof(path), SYSFS_IB "%s%s%s", RDMACHAN_TEST_DEVICE,
+		 *file ? "/" : "", file);
+	return path;
+}
 
 static struct ibv_device *find_device(struct ibv_device **list,
 				      const char *name)
@@ -94,17 +103,17 @@ TEST_F(verbs, device_list_matches_sysfs)
 	EXPECT_EQ(in_sysfs, self->num);
 	EXPECT_EQ(NULL, self->list[self->num]);
 
-	read_line(SYSFS_DEV "node_guid", line, sizeof(line));
+	read_line(dev_path("node_guid"), line, sizeof(line));
 	format_guid(ibv_get_device_guid(self->dev), guid, sizeof(guid));
 	EXPECT_STREQ(line, guid);
 
 	/* "1: CA" */
-	read_line(SYSFS_DEV "node_type", line, sizeof(line));
+	read_line(dev_path("node_type"), line, sizeof(line));
 	EXPECT_EQ(atoi(line), self->dev->node_type);
 	EXPECT_EQ(IBV_NODE_CA, self->dev->node_type);
 	EXPECT_EQ(IBV_TRANSPORT_IB, self->dev->transport_type);
 	snprintf(path, sizeof(path), "%s", self->dev->ibdev_path);
-	EXPECT_STREQ(SYSFS_IB RDMACHAN_TEST_DEVICE, path);
+	EXPECT_STREQ(dev_path(""), path);
 }
 
 /*
@@ -167,16 +176,16 @@ TEST_F(verbs, port1_is_active_ethernet)
 	EXPECT_EQ(IBV_LINK_LAYER_ETHERNET, attr.link_layer);
 	EXPECT_STREQ("active", ibv_port_state_str(attr.state));
 	/* "4: ACTIVE", "5: LinkUp", "Ethernet" */
-	EXPECT_EQ(atoi(read_line(SYSFS_DEV "ports/1/state", line,
+	EXPECT_EQ(atoi(read_line(dev_path("ports/1/state"), line,
 				 sizeof(line))), attr.state);
-	EXPECT_EQ(atoi(read_line(SYSFS_DEV "ports/1/phys_state", line,
+	EXPECT_EQ(atoi(read_line(dev_path("ports/1/phys_state"), line,
 				 sizeof(line))), attr.phys_state);
-	EXPECT_STREQ("Ethernet", read_line(SYSFS_DEV "ports/1/link_layer",
+	EXPECT_STREQ("Ethernet", read_line(dev_path("ports/1/link_layer"),
 					   line, sizeof(line)));
-	EXPECT_EQ(strtoul(read_line(SYSFS_DEV "ports/1/cap_mask", line,
+	EXPECT_EQ(strtoul(read_line(dev_path("ports/1/cap_mask"), line,
 				    sizeof(line)), NULL, 16),
 		  attr.port_cap_flags);
-	dir = opendir(SYSFS_DEV "ports/1/gids");
+	dir = opendir(dev_path("ports/1/gids"));
 	ASSERT_NE(NULL, dir);
 	while ((d = readdir(dir)))
 		gids += d->d_name[0] != '.';
@@ -192,7 +201,7 @@ TEST_F(verbs, gids_match_sysfs)
 	int i;
 
 	for (i = 0; i < 8; i++) {
-		snprintf(path, sizeof(path), SYSFS_DEV "ports/1/gids/%d", i);
+		snprintf(path, sizeof(path), "%s/%d", dev_path("ports/1/gids"), i);
 		read_line(path, line, sizeof(line));
 		memset(&gid, 0xab, sizeof(gid));
 		ASSERT_EQ(0, ibv_query_gid(self->ctx, 1, i, &gid));
@@ -214,10 +223,10 @@ TEST_F(verbs, query_device_matches_sysfs)
 
 	ASSERT_EQ(0, ibv_query_device(self->ctx, &attr));
 	format_guid(attr.sys_image_guid, guid, sizeof(guid));
-	EXPECT_STREQ(read_line(SYSFS_DEV "sys_image_guid", line, sizeof(line)),
+	EXPECT_STREQ(read_line(dev_path("sys_image_guid"), line, sizeof(line)),
 		     guid);
 	EXPECT_EQ(ibv_get_device_guid(self->dev), attr.node_guid);
-	dir = opendir(SYSFS_DEV "ports");
+	dir = opendir(dev_path("ports"));
 	ASSERT_NE(NULL, dir);
 	while ((d = readdir(dir)))
 		ports += d->d_name[0] != '.';
@@ -239,8 +248,9 @@ TEST_F(verbs, query_matches_stock_ibv_devinfo)
 
 	ASSERT_EQ(0, ibv_query_device(self->ctx, &attr));
 	ASSERT_EQ(0, ibv_query_port(self->ctx, 1, &port));
-	p = popen("env -u LD_LIBRARY_PATH ibv_devinfo -v -d " RDMACHAN_TEST_DEVICE,
-		  "r");
+	snprintf(line, sizeof(line), "env -u LD_LIBRARY_PATH ibv_devinfo -v -d %s",
+		 RDMACHAN_TEST_DEVICE);
+	p = popen(line, "r");
 	ASSERT_NE(NULL, p);
 	while (fgets(line, sizeof(line), p)) {
 		if (sscanf(line, " %63[^:]: %255[^\n]", key, val) != 2)
@@ -325,7 +335,7 @@ TEST_F(verbs, pkeys_match_sysfs)
 	ASSERT_EQ(0, ibv_query_port(self->ctx, 1, &attr));
 	ASSERT_LT(0, attr.pkey_tbl_len);
 	for (i = 0; i < attr.pkey_tbl_len; i++) {
-		snprintf(path, sizeof(path), SYSFS_DEV "ports/1/pkeys/%d", i);
+		snprintf(path, sizeof(path), "%s/%d", dev_path("ports/1/pkeys"), i);
 		pkey = htobe16(0x1234);
 		ASSERT_EQ(0, ibv_query_pkey(self->ctx, 1, i, &pkey));
 		EXPECT_EQ(strtoul(read_line(path, line, sizeof(line)), NULL, 16),

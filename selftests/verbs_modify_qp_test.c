@@ -170,7 +170,7 @@ TEST_F_TIMEOUT(qp, concurrent_modifies_one_wins_and_leak_nothing, 300)
 	/* The device's GID table reports references left when it goes. */
 	close(self->fd);
 	self->fd = -1;
-	ASSERT_EQ(0, run_cmd("rdma link delete " RDMACHAN_TEST_DEVICE));
+	ASSERT_EQ(0, run_cmd("rdma link delete %s", RDMACHAN_TEST_DEVICE));
 	EXPECT_EQ(leaks, count_ref_leaks());
 	ASSERT_EQ(0, rxe_restore());
 }

@@ -21,7 +21,20 @@
 /* hca_handle or hca_object in use on rxe0 by the test cgroup. */
 static long rdma_current(const char *key)
 {
-	return cg_read_key(CG, "rdma.current", RDMACHAN_TEST_DEVICE " ", key);
+	char prefix[64];
+
+	snprintf(prefix, sizeof(prefix), "%s ", RDMACHAN_TEST_DEVICE);
+	return cg_read_key(CG, "rdma.current", prefix, key);
+}
+
+/* The test cgroup's rdma.max on the test device. */
+static int rdma_max(const char *handles, const char *objects)
+{
+	char val[96];
+
+	snprintf(val, sizeof(val), "%s hca_handle=%s hca_object=%s",
+		 RDMACHAN_TEST_DEVICE, handles, objects);
+	return cg_write(CG, "rdma.max", val);
 }
 
 /* The two counts are @handles and @objects within a few seconds. */
@@ -48,8 +61,7 @@ FIXTURE(rdmacg) {
 FIXTURE_SETUP(rdmacg)
 {
 	ASSERT_EQ(0, cg_create(CG));
-	ASSERT_EQ(0, cg_write(CG, "rdma.max",
-			      RDMACHAN_TEST_DEVICE " hca_handle=2 hca_object=6"));
+	ASSERT_EQ(0, rdma_max("2", "6"));
 }
 
 FIXTURE_TEARDOWN(rdmacg)
@@ -59,8 +71,7 @@ FIXTURE_TEARDOWN(rdmacg)
 	 * "max", but not when its cgroup goes: one left behind is freed
 	 * with the device later, after its cgroup, and corrupts a list.
 	 */
-	cg_write(CG, "rdma.max",
-		 RDMACHAN_TEST_DEVICE " hca_handle=max hca_object=max");
+	rdma_max("max", "max");
 	EXPECT_EQ(0, cg_destroy(CG));
 	EXPECT_EQ(0, rxe_restore());
 }
@@ -186,8 +197,7 @@ TEST_F(rdmacg, device_removal_gives_everything_back)
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	ASSERT_EQ(0, rxe_restore());
-	ASSERT_EQ(0, cg_write(CG, "rdma.max",
-			      RDMACHAN_TEST_DEVICE " hca_handle=2 hca_object=6"));
+	ASSERT_EQ(0, rdma_max("2", "6"));
 	pid = holder();
 	ASSERT_LT(0, pid);
 	EXPECT_TRUE(rdma_current_is(1, 3));

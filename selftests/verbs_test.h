@@ -637,7 +637,7 @@ static __maybe_unused int vt_remove_device_under(int (*user)(int ready),
 		*user_status = cm_wait_pid(pid, CM_TIMEOUT_MS);
 		goto out;
 	}
-	del = cm_spawn("rdma link delete " RDMACHAN_TEST_DEVICE);
+	del = cm_spawn(test_device_delete_cmd());
 	if (del < 0) {
 		kill(pid, SIGKILL);
 		waitpid(pid, user_status, 0);
