@@ -13,6 +13,8 @@
 #                   that passes on stock must pass on rdmachan
 #   make bench      build, then compare rdmachan with the stock CM stack in
 #                   the test VM
+#   make check-siw  the CM tests and programs that apply to iWARP, on
+#                   soft-iWARP in the debug-kernel VM, and over stock
 #   make fuzz       the ioctl fuzzer for an hour in the debug-kernel VM
 #                   (FUZZ_SECONDS, FUZZ_ARGS)
 #   make setup      install build/VM packages, unpack the guest kernel
@@ -59,7 +61,7 @@ SELFTEST_CFLAGS := $(USER_CFLAGS) -I$(LINUX_SRC)/tools/testing/selftests \
 # Selftests written only against the rdma-core API: `make selftests-stock`
 # builds them against the stock librdmacm/libibverbs into build/selftests-stock,
 # to validate them on the stock stack (`make check-stock`).
-API_SELFTESTS := cm_api_test cm_channel_test cm_connect_test cm_events_test \
+API_SELFTESTS := cm_api_test cm_channel_test cm_connect_test cm_events_test cm_iwarp_test \
 	cm_storm_test cm_sync_test cm_faults_test cm_qp_api_test rsocket_api_test \
 	rsocket_dgram_test \
 	$(patsubst selftests/%.c,%,$(wildcard selftests/verbs_*_test.c))
@@ -110,7 +112,7 @@ STAT_TOOL := $(B)/bin/rdmachan-stat
 
 .PHONY: all userland kselftest-install module lib compat selftests selftests-stock setup demo check check-all clean install \
 	install-module install-userland check-man deb \
-	checkpatch bench FORCE check-debug check-stock check-pyverbs fuzz
+	checkpatch bench FORCE check-debug check-siw check-stock check-pyverbs fuzz
 
 all: module userland
 
@@ -360,6 +362,11 @@ check-pyverbs: setup
 check-debug: setup
 	$(MAKE) KDIR=$(VM_KDIR) userland
 	selftests/check-debug
+
+# iWARP: soft-iWARP (siw0), which only the debug kernel builds.
+check-siw: setup
+	$(MAKE) KDIR=$(VM_KDIR) userland selftests-stock
+	selftests/check-siw
 
 # The fuzzer alone, long (FUZZ_SECONDS, default 3600), in the debug guest.
 fuzz: setup
