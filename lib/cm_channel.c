@@ -200,7 +200,6 @@ static struct cm_id *cm_event_id(struct cm_channel *chan, uint32_t handle)
 	return id;
 }
 
-/* All of @handles, or one by one when the kernel refuses the batch. */
 /*
  * The kernel takes all of a call's acks or none. A call that failed for
  * want of memory (or of a copy) is made again: an ack lost here would hold
@@ -217,6 +216,7 @@ static int cm_ack_call(struct cm_channel *chan, struct rdmachan_get_events *cmd)
 	return 0;
 }
 
+/* All of @handles, or one by one when the kernel refuses the batch. */
 static int cm_ack_handles(struct cm_channel *chan, const uint32_t *handles,
 			  unsigned int num)
 {

@@ -82,41 +82,40 @@ TEST_F(iwarp, multicast_join_is_refused)
 	EXPECT_TRUE(cm_quiet(self->ch, CM_QUIET_MS));
 }
 
-/* iw_cm takes the QP by number: a number that names none cannot connect. */
-TEST_F(iwarp, connect_without_a_qp_is_refused)
+/*
+ * A connect of an id of @ps, announcing @qpn, to a listener of the same
+ * space: refused with EINVAL at once, and nothing reaches the listener.
+ */
+static void connect_is_refused(struct __test_metadata *_metadata,
+			       FIXTURE_DATA(iwarp) *self,
+			       enum rdma_port_space ps, uint32_t qpn)
 {
 	struct rdma_conn_param param;
 	struct rdma_cm_id *listen;
 
-	IWARP_ONLY();
-	ASSERT_EQ(0, cm_listen(self->ch, RDMA_PS_TCP, 4, &listen));
-	ASSERT_EQ(0, cm_resolve(self->ch, RDMA_PS_TCP,
-				rdma_get_src_port(listen), &self->id));
-	cm_conn_param(&param, cm_next_qpn(), cm_req_data, sizeof(cm_req_data));
+	ASSERT_EQ(0, cm_listen(self->ch, ps, 4, &listen));
+	ASSERT_EQ(0, cm_resolve(self->ch, ps, rdma_get_src_port(listen),
+				&self->id));
+	cm_conn_param(&param, qpn, cm_req_data, sizeof(cm_req_data));
 	errno = 0;
 	EXPECT_EQ(-1, rdma_connect(self->id, &param));
 	EXPECT_EQ(EINVAL, errno) TH_LOG("%s", strerror(errno));
-	/* the listener heard nothing */
 	EXPECT_TRUE(cm_quiet(self->ch, CM_QUIET_MS));
 	EXPECT_EQ(0, rdma_destroy_id(listen));
+}
+
+/* iw_cm takes the QP by number: a number that names none cannot connect. */
+TEST_F(iwarp, connect_without_a_qp_is_refused)
+{
+	IWARP_ONLY();
+	connect_is_refused(_metadata, self, RDMA_PS_TCP, cm_next_qpn());
 }
 
 /* A PS_UDP connect is IB's service lookup; iWARP has none and no UD QP. */
 TEST_F(iwarp, service_lookup_is_refused)
 {
-	struct rdma_conn_param param;
-	struct rdma_cm_id *listen;
-
 	IWARP_ONLY();
-	ASSERT_EQ(0, cm_listen(self->ch, RDMA_PS_UDP, 4, &listen));
-	ASSERT_EQ(0, cm_resolve(self->ch, RDMA_PS_UDP,
-				rdma_get_src_port(listen), &self->id));
-	cm_conn_param(&param, 0, cm_req_data, sizeof(cm_req_data));
-	errno = 0;
-	EXPECT_EQ(-1, rdma_connect(self->id, &param));
-	EXPECT_EQ(EINVAL, errno) TH_LOG("%s", strerror(errno));
-	EXPECT_TRUE(cm_quiet(self->ch, CM_QUIET_MS));
-	EXPECT_EQ(0, rdma_destroy_id(listen));
+	connect_is_refused(_metadata, self, RDMA_PS_UDP, 0);
 }
 
 /* MPA carries more private data than IB's REQ and REP: all of it arrives. */
