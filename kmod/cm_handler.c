@@ -8,6 +8,7 @@
 #include <linux/memcontrol.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include "rdmachan.h"
 
@@ -249,12 +250,36 @@ static void rdmachan_cm_file_device_removal(struct rdmachan_file *file,
 	}
 }
 
+struct rdmachan_cm_removal_walk {
+	struct work_struct work;
+	struct ib_device *ibdev;
+};
+
+static void rdmachan_cm_removal_walk(struct work_struct *work)
+{
+	struct rdmachan_cm_removal_walk *walk =
+		container_of(work, struct rdmachan_cm_removal_walk, work);
+
+	rdmachan_files_for_each(rdmachan_cm_file_device_removal, walk->ibdev);
+}
+
 /*
  * From the module's removal of @ibdev, which comes before ib_uverbs' and
  * rdma_cm's: every id on the device gets its DEVICE_REMOVAL. Device
  * removal is rare, so every open file's ids are looked at.
+ *
+ * The walk runs in a worker: a uverbs file it lets go of may be the last
+ * reference, and fput() in the task removing the device would defer the
+ * release to that task's return to user space, after ib_uverbs' removal,
+ * which waits for the release. A worker's fput() leaves the release to
+ * the kernel's delayed-fput work, which does not wait for us.
  */
 void rdmachan_cm_device_removal(struct ib_device *ibdev)
 {
-	rdmachan_files_for_each(rdmachan_cm_file_device_removal, ibdev);
+	struct rdmachan_cm_removal_walk walk = { .ibdev = ibdev };
+
+	INIT_WORK_ONSTACK(&walk.work, rdmachan_cm_removal_walk);
+	queue_work(system_unbound_wq, &walk.work);
+	flush_work(&walk.work);
+	destroy_work_on_stack(&walk.work);
 }

@@ -9,7 +9,9 @@
  * libibverbs, not librdmachan. Refusals: another uverbs file's QP, a
  * kernel QP, no QP, a destroyed QP (CONNECT and ACCEPT, RC and UD, send
  * nothing: issue 42), a file that is not uverbs, an id in the wrong
- * state. Races: the QP destroyed while the module drives it.
+ * state. Races: the QP destroyed while the module drives it. Device
+ * removal: no binding after DEVICE_REMOVAL, and a binding that holds a
+ * uverbs file's last reference lets it go without hanging the removal.
  * On a kernel without the resource tracker's delete sequence the module
  * offers no bypass mode and refuses every binding with EOPNOTSUPP.
  */
@@ -921,6 +923,70 @@ TEST_F_TIMEOUT(removal, bind_refused_after_device_removal, 180)
 	close(fd);
 	ASSERT_EQ(del, waitpid(del, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ASSERT_EQ(0, rxe_restore());
+}
+
+/*
+ * The binding may hold the last reference to a uverbs file: the program
+ * destroyed its QP and closed its device context but keeps its rdmachan
+ * file. Removing the device lets that reference go where nothing waits
+ * for the remover to return (ib_uverbs' removal waits for the file's
+ * release), so the removal ends and the id hears DEVICE_REMOVAL.
+ */
+TEST_F_TIMEOUT(removal, last_uverbs_reference_is_let_go, 180)
+{
+	struct ibv_context *ctx;
+	struct rdmachan_cm_event ev;
+	struct ibv_qp *qp;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	int fd, i, status = 0;
+	__u32 id = 0;
+	pid_t del, ended = 0;
+
+	if (!kernel_has_restrack_begin_del())
+		SKIP(return, NO_BYPASS_HERE);
+	ASSERT_EQ(0, rxe_restore());
+	fd = open("/dev/rdmachan", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ctx = open_test_device();
+	ASSERT_NE(NULL, ctx);
+	pd = ibv_alloc_pd(ctx);
+	ASSERT_NE(NULL, pd);
+	cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+	ASSERT_NE(NULL, cq);
+	qp = make_qp(pd, cq, IBV_QPT_RC);
+	ASSERT_NE(NULL, qp);
+	ASSERT_EQ(0, raw_create_id(fd, RDMA_PS_TCP, 0, &id));
+	ASSERT_EQ(0, raw_resolve_addr(fd, id, htons(1)));
+	ASSERT_EQ(0, raw_expect(fd, id, RDMA_CM_EVENT_ADDR_RESOLVED, NULL));
+	ASSERT_EQ(0, bind_qp(fd, id, ctx->cmd_fd, qp->qp_num, 0));
+	/* the queues' mappings and the descriptor go: the module's is last */
+	ASSERT_EQ(0, ibv_destroy_qp(qp));
+	ASSERT_EQ(0, ibv_destroy_cq(cq));
+	ASSERT_EQ(0, ibv_dealloc_pd(pd));
+	ASSERT_EQ(0, ibv_close_device(ctx));
+
+	del = fork();
+	ASSERT_LE(0, del);
+	if (del == 0) {
+		execlp("rdma", "rdma", "link", "delete", RDMACHAN_TEST_DEVICE,
+		       (char *)NULL);
+		_exit(127);
+	}
+	/* a remover stuck for good cannot be reaped: it is left behind */
+	for (i = 0; i < 900 && !ended; i++) {
+		ended = waitpid(del, &status, WNOHANG);
+		if (!ended)
+			usleep(100000);
+	}
+	ASSERT_EQ(del, ended) TH_LOG("rdma link delete still runs after 90 s");
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ASSERT_EQ(0, raw_get_event(fd, &ev, 5000));
+	EXPECT_EQ(RDMA_CM_EVENT_DEVICE_REMOVAL, ev.event);
+	EXPECT_EQ(id, ev.id_handle);
+	EXPECT_EQ(0, raw_ack(fd, &ev.event_handle, 1));
+	EXPECT_EQ(0, close(fd));
 	ASSERT_EQ(0, rxe_restore());
 }
 
