@@ -4,9 +4,13 @@
  * --siw; skipped elsewhere): what it has not (UD QPs, multicast, a
  * connection without a QP) fails with the errno the stock stack gives
  * there, and what it has more of (private data beyond the IB CM's REQ
- * and REP limits, carried in MPA frames) arrives whole. The stock build
- * of this test is the reference for every errno.
+ * and REP limits, carried in MPA frames) arrives whole. Its TCP-close
+ * disconnect flushes both sides, and rdma_destroy_id waits for the
+ * acknowledgement of DISCONNECTED as on RoCE. The stock build of this
+ * test is the reference for every errno.
  */
+#include <pthread.h>
+
 #include "verbs_test.h"
 #include "kselftest_harness.h"
 
@@ -214,6 +218,49 @@ TEST_F(iwarp, disconnect_flushes_both_sides)
 	EXPECT_EQ(0, rdma_disconnect(p->s.id));
 	EXPECT_TRUE(cm_quiet(p->cch, CM_QUIET_MS));
 	EXPECT_TRUE(cm_quiet(p->sch, CM_QUIET_MS));
+}
+
+struct destroy_arg {
+	struct rdma_cm_id *id;
+	volatile int done;
+};
+
+static void *destroy_thread(void *p)
+{
+	struct destroy_arg *arg = p;
+
+	rdma_destroy_id(arg->id);
+	arg->done = 1;
+	return NULL;
+}
+
+/*
+ * rdma_destroy_id(3) waits for the acknowledgement of the id's events on
+ * iWARP too: the server's DISCONNECTED, held unacknowledged, holds it.
+ */
+TEST_F(iwarp, destroy_waits_for_the_ack_of_disconnected)
+{
+	struct vt_pair *p = &self->p;
+	struct destroy_arg arg = {};
+	struct rdma_cm_event *ev;
+	pthread_t thread;
+
+	IWARP_ONLY();
+	ASSERT_EQ(0, vt_pair_connect_rc(p, RECVS * 64, VT_BUSY_POLL));
+	ASSERT_EQ(0, rdma_disconnect(p->c.id));
+	ev = cm_expect(p->sch, RDMA_CM_EVENT_DISCONNECTED, p->s.id,
+		       CM_TIMEOUT_MS);
+	ASSERT_NE(NULL, ev);
+	rdma_destroy_qp(p->s.id);
+	arg.id = p->s.id;
+	p->s.id = NULL;
+	ASSERT_EQ(0, pthread_create(&thread, NULL, destroy_thread, &arg));
+	cm_sleep_ms(CM_QUIET_MS);
+	EXPECT_EQ(0, arg.done);
+	rdma_ack_cm_event(ev);
+	ASSERT_EQ(0, pthread_join(thread, NULL));
+	EXPECT_EQ(1, arg.done);
+	ASSERT_EQ(0, cm_expect_ok(p->cch, RDMA_CM_EVENT_DISCONNECTED, p->c.id));
 }
 
 TEST_HARNESS_MAIN

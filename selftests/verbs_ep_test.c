@@ -124,7 +124,7 @@ static void *server_thread(void *arg)
 	STEP("rdma_get_send_comp", ret == 1 && wc.wr_id == (uintptr_t)reply &&
 	     (wc.status == IBV_WC_SUCCESS ? wc.opcode == IBV_WC_SEND :
 	      wc.status == IBV_WC_WR_FLUSH_ERR &&
-	      vt_qp_state(id->qp) == IBV_QPS_ERR));
+	      vt_qp_state_is(id->qp, IBV_QPS_ERR)));
 
 	/* the client wrote the second half of the area, then says done */
 	ret = rdma_get_recv_comp(id, &wc);
@@ -285,7 +285,7 @@ TEST_F_TIMEOUT(ep, client_and_server_exchange, TIMEOUT_S)
 	 * needs the peer's own rdma_disconnect: so before the join.
 	 */
 	EXPECT_EQ(0, rdma_disconnect(id));
-	EXPECT_EQ(IBV_QPS_ERR, vt_qp_state(id->qp));
+	EXPECT_TRUE(vt_qp_state_is(id->qp, IBV_QPS_ERR));
 	ASSERT_EQ(0, pthread_join(self->thread, NULL));
 	EXPECT_EQ(0, self->s.ret) {
 		TH_LOG("server failed at: %s", self->s.failed);

@@ -7,6 +7,8 @@
  * with IBV_WC_WR_FLUSH_ERR, and ibv_query_qp says IBV_QPS_ERR, the end
  * that did not call rdma_disconnect included (once it has its
  * DISCONNECTED event). The same for a connection that is rejected.
+ * On iWARP (siw) the driver flushes both ends on the TCP close, stock
+ * too; siw reports no QP state, and refuses posts after the close.
  */
 #include "verbs_test.h"
 #include "kselftest_harness.h"
@@ -39,7 +41,7 @@ static int expect_flushed(struct __test_metadata *_metadata, struct vt_end *e,
 		EXPECT_EQ(0, seen[wc[i].wr_id - first]++);
 	}
 	EXPECT_TRUE(vt_cq_quiet(e, CM_QUIET_MS));
-	EXPECT_EQ(IBV_QPS_ERR, vt_qp_state(e->id->qp));
+	EXPECT_TRUE(vt_qp_state_is(e->id->qp, IBV_QPS_ERR));
 	return _metadata->passed ? 0 : -1;
 }
 
@@ -128,12 +130,12 @@ TEST_F(flush, posted_receives_flushed_on_both_sides)
 		ASSERT_EQ(0, vt_expect_wc(passive, &wc, IBV_WC_SEND, 400 + i));
 		ASSERT_EQ(0, vt_expect_wc(active, &wc, IBV_WC_RECV, 100 + i));
 	}
-	EXPECT_EQ(IBV_QPS_RTS, vt_qp_state(active->id->qp));
-	EXPECT_EQ(IBV_QPS_RTS, vt_qp_state(passive->id->qp));
+	EXPECT_TRUE(vt_qp_state_is(active->id->qp, IBV_QPS_RTS));
+	EXPECT_TRUE(vt_qp_state_is(passive->id->qp, IBV_QPS_RTS));
 
 	ASSERT_EQ(0, rdma_disconnect(active->id));
 	/* the caller's QP is in the error state when rdma_disconnect returns */
-	EXPECT_EQ(IBV_QPS_ERR, vt_qp_state(active->id->qp));
+	EXPECT_TRUE(vt_qp_state_is(active->id->qp, IBV_QPS_ERR));
 	ASSERT_EQ(0, expect_flushed(_metadata, active, 100 + used, K));
 
 	/*
@@ -142,17 +144,17 @@ TEST_F(flush, posted_receives_flushed_on_both_sides)
 	 * flushed without any call of its own. Stock librdmacm leaves the QP
 	 * in RTS on DISCONNECTED and moves it to ERR only in the peer's own
 	 * rdma_disconnect: the rdmachan improvement of issue 5, checked per
-	 * stack.
+	 * stack. On iWARP the driver flushes it itself when TCP closes.
 	 */
 	ASSERT_EQ(0, cm_expect_ok(passive_ch, RDMA_CM_EVENT_DISCONNECTED,
 				  passive->id));
-	if (VT_STOCK) {
-		EXPECT_EQ(IBV_QPS_RTS, vt_qp_state(passive->id->qp));
+	if (VT_STOCK && !cm_on_iwarp()) {
+		EXPECT_TRUE(vt_qp_state_is(passive->id->qp, IBV_QPS_RTS));
 		EXPECT_TRUE(vt_cq_quiet(passive, CM_QUIET_MS));
 		ASSERT_EQ(0, rdma_disconnect(passive->id));
 		ASSERT_EQ(0, expect_flushed(_metadata, passive, 200 + used, K));
 	} else {
-		EXPECT_EQ(IBV_QPS_ERR, vt_qp_state(passive->id->qp));
+		EXPECT_TRUE(vt_qp_state_is(passive->id->qp, IBV_QPS_ERR));
 		ASSERT_EQ(0, expect_flushed(_metadata, passive, 200 + used, K));
 		ASSERT_EQ(0, rdma_disconnect(passive->id));
 	}
@@ -181,6 +183,9 @@ TEST_F(flush, posts_after_disconnect_are_flushed)
 	struct ibv_wc wc;
 	int i;
 
+	/* siw's provider refuses a post to a closed QP (ENOTCONN) */
+	if (cm_on_iwarp())
+		SKIP(return, "iWARP refuses posts after the close");
 	ASSERT_EQ(0, rdma_disconnect(active->id));
 	ASSERT_EQ(0, cm_expect_ok(passive_ch, RDMA_CM_EVENT_DISCONNECTED,
 				  passive->id));
@@ -190,7 +195,7 @@ TEST_F(flush, posts_after_disconnect_are_flushed)
 	for (i = 0; i < 2; i++) {
 		struct vt_end *e = i ? passive : active;
 
-		ASSERT_EQ(IBV_QPS_ERR, vt_qp_state(e->id->qp));
+		ASSERT_TRUE(vt_qp_state_is(e->id->qp, IBV_QPS_ERR));
 		ASSERT_EQ(0, vt_post_send(e, IBV_WR_SEND, 2, MSG, MSG, 0, 0, 0,
 					  0));
 		ASSERT_EQ(1, vt_poll(e, &wc, 1, CM_TIMEOUT_MS));
@@ -244,7 +249,7 @@ TEST(rejected_connect_flushes_client_receives)
 	ev = cm_expect(p.cch, RDMA_CM_EVENT_REJECTED, p.c.id, CM_TIMEOUT_MS);
 	ASSERT_NE(NULL, ev);
 	rdma_ack_cm_event(ev);
-	EXPECT_EQ(IBV_QPS_ERR, vt_qp_state(p.c.id->qp));
+	EXPECT_TRUE(vt_qp_state_is(p.c.id->qp, IBV_QPS_ERR));
 	ASSERT_EQ(0, expect_flushed(_metadata, &p.c, 100, K));
 	EXPECT_EQ(0, vt_pair_close(&p));
 }

@@ -100,7 +100,8 @@ static int removal_user(int ready)
 	 * process lets go of the device (an rdmachan improvement, issue 5).
 	 */
 	for (i = 0; i < 2; i++) {
-		if (VT_STOCK) {
+		/* iWARP: the driver flushes on the connection's close, stock too */
+		if (VT_STOCK && !cm_on_iwarp()) {
 			if (!vt_cq_quiet(ends[i], CM_QUIET_MS))
 				return 20 + i;
 			continue;
