@@ -253,6 +253,7 @@ TEST_F(owner, own_process_may_name_its_qp_of_another_file)
 	struct rdma_cm_event *ev;
 	struct ibv_qp *qp;
 
+	SKIP_UD_ON_IWARP();
 	vt_qp_attr(&attr, &p->c, variant->type, NULL);
 	qp = ibv_create_qp(p->c.pd, &attr);
 	ASSERT_NE(NULL, qp);

@@ -183,7 +183,7 @@ TEST_F(flush, posts_after_disconnect_are_flushed)
 	struct ibv_wc wc;
 	int i;
 
-	/* siw's provider refuses a post to a closed QP (ENOTCONN) */
+	/* siw's provider refuses a post to a closed QP */
 	if (cm_on_iwarp())
 		SKIP(return, "iWARP refuses posts after the close");
 	ASSERT_EQ(0, rdma_disconnect(active->id));
