@@ -49,6 +49,17 @@ struct rdmachan_device *rdmachan_device_get_by_index(u32 index)
 }
 
 /*
+ * @ibdev's removal has not begun: it unpublishes the device before its
+ * walk of the CM ids, so an id locked by the caller and found on a
+ * published device is still to be walked. xa_load() takes no lock of
+ * ours, so any may be held.
+ */
+bool rdmachan_device_published(const struct ib_device *ibdev)
+{
+	return xa_load(&rdmachan_devices, ibdev->index);
+}
+
+/*
  * Returns the IB device with removal_lock held for read, or NULL (lock not
  * held) when it has been removed.
  */

@@ -159,6 +159,7 @@ struct rdmachan_device_hooks {
 int rdmachan_devices_init(const struct rdmachan_device_hooks *hooks);
 void rdmachan_devices_exit(void);
 struct rdmachan_device *rdmachan_device_get_by_index(u32 index);
+bool rdmachan_device_published(const struct ib_device *ibdev);
 bool rdmachan_device_visible(struct ib_device *ibdev);
 void rdmachan_device_put(struct rdmachan_device *dev);
 struct ib_device *rdmachan_device_enter(struct rdmachan_device *dev);

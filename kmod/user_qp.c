@@ -265,8 +265,12 @@ static int rdmachan_user_qp_bind(struct rdmachan_cm_id *id, int fd, u32 qpn)
 	if (!ufile)
 		return -EBADF;
 	rdma_lock_handler(cm_id);
-	/* the id heard its device go: ib_uverbs' removal must not wait */
-	if (id->removal_reported) {
+	/*
+	 * The id heard its device go, or came to it after the module's walk
+	 * of the ids (it resolved an address while ib_uverbs' removal waits
+	 * for the files): ib_uverbs' removal must not wait for this one.
+	 */
+	if (id->removal_reported || !rdmachan_device_published(cm_id->device)) {
 		ret = -ENODEV;
 		goto out;
 	}

@@ -519,56 +519,6 @@ static inline bool cm_verbs_are_uverbs(void)
 }
 
 /*
- * Where module NAME stands in /proc/modules, which lists the newest first:
- * its line number, -2 when built in (in /sys/module only), -1 when absent.
- */
-static inline int cm_module_position(const char *name)
-{
-	size_t len = strlen(name);
-	char line[512], path[64];
-	int pos = 0, found = -1;
-	FILE *f;
-
-	f = fopen("/proc/modules", "r");
-	while (f && fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, name, len) && line[len] == ' ') {
-			found = pos;
-			break;
-		}
-		pos++;
-	}
-	if (f)
-		fclose(f);
-	snprintf(path, sizeof(path), "/sys/module/%s", name);
-	if (found < 0 && !access(path, F_OK))
-		return -2;
-	return found;
-}
-
-/*
- * Whether a device's removal reaches ib_uverbs before rdma_cm. The RDMA
- * core removes its clients in the reverse order of their registration, and
- * ib_uverbs then waits, on a device without disassociate (rxe), for every
- * process to close its device context: on the stock stack rdma_cm's
- * DEVICE_REMOVAL comes only after that. rdmachan's own removal comes
- * before both (its client registers after ib_uverbs') and sends
- * DEVICE_REMOVAL itself, so there it makes no difference. Since 7.x's rxe
- * no longer loads ib_uverbs, rdma_cm may well be registered first. Built
- * in, rdma_cm registers first (link order).
- */
-static inline bool cm_uverbs_removed_before_cm(void)
-{
-	int uverbs = cm_module_position("ib_uverbs");
-	int cm = cm_module_position("rdma_cm");
-
-	if (uverbs == -1 || cm == -1)
-		return false;
-	if (uverbs >= 0 && cm >= 0)
-		return uverbs < cm;
-	return cm == -2;
-}
-
-/*
  * SKIP, on the stock stack, a device removal test whose process holds a
  * uverbs context when ib_uverbs would wait for it before any
  * DEVICE_REMOVAL is sent. rdmachan runs it in either order
@@ -577,7 +527,7 @@ static inline bool cm_uverbs_removed_before_cm(void)
 #ifdef RDMACHAN_TEST_STOCK
 #define CM_SKIP_IF_UVERBS_REMOVED_FIRST()					\
 	do {									\
-		if (cm_uverbs_removed_before_cm())				\
+		if (uverbs_removed_before_cm())				\
 			SKIP(return, "ib_uverbs, registered after rdma_cm, "	\
 			     "waits for this process to close its device "	\
 			     "context before rdma_cm sends DEVICE_REMOVAL");	\

@@ -75,7 +75,7 @@ static void __attribute__((constructor)) rdmachan_env_setup(void)
 	/* the helpers a test execs (as nobody, say) inherit a ready one */
 	if (getenv("RDMACHAN_ENV_READY"))
 		return;
-	/* ib_uverbs first: see cm_uverbs_removed_before_cm() (cm_test.h) */
+	/* ib_uverbs first: see uverbs_removed_before_cm() (rdmachan_test.h) */
 	if (access("/dev/rdmachan", F_OK) &&
 	    rdmachan_env_run("modprobe ib_uverbs 2>/dev/null; modprobe rdmachan 2>/dev/null"))
 		rdmachan_env_skip("rdmachan.ko is not loaded and modprobe cannot load it");

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,6 +139,56 @@ static __maybe_unused int run_cmd(const char *fmt, ...)
 	va_end(ap);
 	ret = system(cmd);
 	return ret == -1 ? -1 : WEXITSTATUS(ret);
+}
+
+/*
+ * Where module NAME stands in /proc/modules, which lists the newest first:
+ * its line number, -2 when built in (in /sys/module only), -1 when absent.
+ */
+static __maybe_unused int module_position(const char *name)
+{
+	size_t len = strlen(name);
+	char line[512], path[64];
+	int pos = 0, found = -1;
+	FILE *f;
+
+	f = fopen("/proc/modules", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, name, len) && line[len] == ' ') {
+			found = pos;
+			break;
+		}
+		pos++;
+	}
+	if (f)
+		fclose(f);
+	snprintf(path, sizeof(path), "/sys/module/%s", name);
+	if (found < 0 && !access(path, F_OK))
+		return -2;
+	return found;
+}
+
+/*
+ * Whether a device's removal reaches ib_uverbs before rdma_cm. The RDMA
+ * core removes its clients in the reverse order of their registration, and
+ * ib_uverbs then waits, on a device without disassociate (rxe), for every
+ * process to close its device context: on the stock stack rdma_cm's
+ * DEVICE_REMOVAL comes only after that. rdmachan's own removal comes
+ * before both (its client registers after ib_uverbs') and sends
+ * DEVICE_REMOVAL itself, so there it makes no difference. Since 7.x's rxe
+ * no longer loads ib_uverbs, rdma_cm may well be registered first. Built
+ * in, rdma_cm registers first (link order).
+ */
+static __maybe_unused bool uverbs_removed_before_cm(void)
+{
+	int uverbs = module_position("ib_uverbs");
+	int cm = module_position("rdma_cm");
+
+	if (uverbs == -1 || cm == -1)
+		return false;
+	if (uverbs >= 0 && cm >= 0)
+		return uverbs < cm;
+	return cm == -2;
 }
 
 /* The command that deletes the test device, for a child to run. */

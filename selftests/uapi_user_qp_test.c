@@ -10,7 +10,8 @@
  * kernel QP, no QP, a destroyed QP (CONNECT and ACCEPT, RC and UD, send
  * nothing: issue 42), a file that is not uverbs, an id in the wrong
  * state. Races: the QP destroyed while the module drives it. Device
- * removal: no binding after DEVICE_REMOVAL, and a binding that holds a
+ * removal: no binding after DEVICE_REMOVAL nor to an id that comes to the
+ * device while ib_uverbs' removal waits, and a binding that holds a
  * uverbs file's last reference lets it go without hanging the removal.
  * On a kernel without the resource tracker's delete sequence the module
  * offers no bypass mode and refuses every binding with EOPNOTSUPP.
@@ -986,6 +987,85 @@ TEST_F_TIMEOUT(removal, last_uverbs_reference_is_let_go, 180)
 	EXPECT_EQ(RDMA_CM_EVENT_DEVICE_REMOVAL, ev.event);
 	EXPECT_EQ(id, ev.id_handle);
 	EXPECT_EQ(0, raw_ack(fd, &ev.event_handle, 1));
+	EXPECT_EQ(0, close(fd));
+	ASSERT_EQ(0, rxe_restore());
+}
+
+/*
+ * An id that comes to the device after the module's walk of the ids: with
+ * rdma_cm registered before ib_uverbs, ib_uverbs' removal waits for this
+ * process's device context while rdma_cm still has the device, so a new
+ * id resolves an address on it. Its binding would hold a uverbs file the
+ * removal waits for: it is refused as after DEVICE_REMOVAL.
+ */
+TEST_F_TIMEOUT(removal, bind_refused_while_uverbs_removal_waits, 180)
+{
+	struct ibv_context *ctx;
+	struct rdmachan_cm_event ev;
+	struct ibv_qp *qp;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	int fd, i, ret, status;
+	__u32 first = 0, late = 0;
+	pid_t del;
+
+	if (!kernel_has_restrack_begin_del())
+		SKIP(return, NO_BYPASS_HERE);
+	if (!uverbs_removed_before_cm())
+		SKIP(return, "rdma_cm's removal comes before ib_uverbs' here (device_removal_order_test.sh has the other order)");
+	ASSERT_EQ(0, rxe_restore());
+	fd = open("/dev/rdmachan", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ctx = open_test_device();
+	ASSERT_NE(NULL, ctx);
+	pd = ibv_alloc_pd(ctx);
+	ASSERT_NE(NULL, pd);
+	cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+	ASSERT_NE(NULL, cq);
+	qp = make_qp(pd, cq, IBV_QPT_RC);
+	ASSERT_NE(NULL, qp);
+	ASSERT_EQ(0, raw_create_id(fd, RDMA_PS_TCP, 0, &first));
+	ASSERT_EQ(0, raw_resolve_addr(fd, first, htons(1)));
+	ASSERT_EQ(0, raw_expect(fd, first, RDMA_CM_EVENT_ADDR_RESOLVED, NULL));
+
+	del = fork();
+	ASSERT_LE(0, del);
+	if (del == 0) {
+		execlp("rdma", "rdma", "link", "delete", RDMACHAN_TEST_DEVICE,
+		       (char *)NULL);
+		_exit(127);
+	}
+	/* the walk has been: the first id heard of it */
+	for (i = 0; i < 12; i++) {
+		ret = raw_get_event(fd, &ev, 5000);
+		if (ret != ETIMEDOUT)
+			break;
+	}
+	ASSERT_EQ(0, ret);
+	EXPECT_EQ(RDMA_CM_EVENT_DEVICE_REMOVAL, ev.event);
+	EXPECT_EQ(first, ev.id_handle);
+	EXPECT_EQ(0, raw_ack(fd, &ev.event_handle, 1));
+	/* ib_uverbs waits for ctx: the delete has not ended */
+	EXPECT_EQ(0, waitpid(del, &status, WNOHANG));
+
+	ASSERT_EQ(0, raw_create_id(fd, RDMA_PS_TCP, 0, &late));
+	ASSERT_EQ(0, raw_resolve_addr(fd, late, htons(1)));
+	ASSERT_EQ(0, raw_expect(fd, late, RDMA_CM_EVENT_ADDR_RESOLVED, NULL));
+	EXPECT_EQ(ENODEV, bind_qp(fd, late, ctx->cmd_fd, qp->qp_num, 0));
+
+	/* letting go of the device context lets the removal end */
+	EXPECT_EQ(0, ibv_destroy_qp(qp));
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
+	EXPECT_EQ(0, ibv_dealloc_pd(pd));
+	EXPECT_EQ(0, ibv_close_device(ctx));
+	for (i = 0; i < 900; i++) {
+		ret = waitpid(del, &status, WNOHANG);
+		if (ret)
+			break;
+		usleep(100000);
+	}
+	ASSERT_EQ(del, ret) TH_LOG("rdma link delete still runs after 90 s");
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	EXPECT_EQ(0, close(fd));
 	ASSERT_EQ(0, rxe_restore());
 }
