@@ -71,6 +71,8 @@ static bool kernel_has_restrack_begin_del(void)
 }
 
 #define NO_BYPASS_HERE "the module offers no bypass mode on this kernel"
+#define CM_REMOVED_FIRST "rdma_cm's removal comes before ib_uverbs' here " \
+	"(device_removal_order_test.sh has the other order)"
 
 static struct ibv_qp *make_qp(struct ibv_pd *pd, struct ibv_cq *cq,
 			      enum ibv_qp_type type)
@@ -849,6 +851,128 @@ static int exit_with_binding(bool rdmachan_first)
 }
 
 /*
+ * Device removal with a bound (or bindable) QP. Each test has its own
+ * rdmachan file, device context, RC QP and an id resolved on the test
+ * device; the device is deleted in a child (rdma link delete), which
+ * ib_uverbs' removal keeps waiting while the device context is open (rxe
+ * cannot disassociate).
+ */
+FIXTURE(removal) {
+	int fd;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	__u32 id;
+	pid_t del;
+};
+
+FIXTURE_SETUP(removal)
+{
+	self->fd = -1;
+	if (!kernel_has_restrack_begin_del())
+		SKIP(return, NO_BYPASS_HERE);
+	ASSERT_EQ(0, rxe_restore());
+	self->fd = open("/dev/rdmachan", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd);
+	self->ctx = open_test_device();
+	ASSERT_NE(NULL, self->ctx);
+	self->pd = ibv_alloc_pd(self->ctx);
+	ASSERT_NE(NULL, self->pd);
+	self->cq = ibv_create_cq(self->ctx, 4, NULL, NULL, 0);
+	ASSERT_NE(NULL, self->cq);
+	self->qp = make_qp(self->pd, self->cq, IBV_QPT_RC);
+	ASSERT_NE(NULL, self->qp);
+	ASSERT_EQ(0, raw_create_id(self->fd, RDMA_PS_TCP, 0, &self->id));
+	ASSERT_EQ(0, raw_resolve_addr(self->fd, self->id, htons(1)));
+	ASSERT_EQ(0, raw_expect(self->fd, self->id,
+				RDMA_CM_EVENT_ADDR_RESOLVED, NULL));
+}
+
+/* The QP, CQ, PD and device context go, in that order: 0 or -1. */
+static int let_go_of_device(FIXTURE_DATA(removal) *self)
+{
+	int ret = 0;
+
+	if (self->qp && ibv_destroy_qp(self->qp))
+		ret = -1;
+	if (self->cq && ibv_destroy_cq(self->cq))
+		ret = -1;
+	if (self->pd && ibv_dealloc_pd(self->pd))
+		ret = -1;
+	if (self->ctx && ibv_close_device(self->ctx))
+		ret = -1;
+	self->qp = NULL;
+	self->cq = NULL;
+	self->pd = NULL;
+	self->ctx = NULL;
+	return ret;
+}
+
+FIXTURE_TEARDOWN(removal)
+{
+	let_go_of_device(self);
+	if (self->fd >= 0)
+		close(self->fd);
+	EXPECT_EQ(0, rxe_restore());
+}
+
+/* rdma link delete of the test device, in a child: its pid, or -1 */
+static pid_t delete_device(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execlp("rdma", "rdma", "link", "delete", RDMACHAN_TEST_DEVICE,
+		       (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+/*
+ * The delete ended within 90 s, successfully: 0, or -1 (a remover stuck
+ * for good cannot be reaped, and is left behind).
+ */
+static int delete_ended(pid_t del)
+{
+	pid_t ended = 0;
+	int i, status = 0;
+
+	for (i = 0; i < 900 && !ended; i++) {
+		ended = waitpid(del, &status, WNOHANG);
+		if (!ended)
+			usleep(100000);
+	}
+	if (ended != del) {
+		fprintf(stderr, "# rdma link delete still runs after 90 s\n");
+		return -1;
+	}
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/* The module's DEVICE_REMOVAL for @id, acknowledged: 0 or -1. */
+static int removal_reported(int fd, __u32 id)
+{
+	struct rdmachan_cm_event ev;
+	int i, ret;
+
+	/* slow under the debug kernel */
+	for (i = 0; i < 12; i++) {
+		ret = raw_get_event(fd, &ev, 5000);
+		if (ret != ETIMEDOUT)
+			break;
+	}
+	if (ret || ev.event != RDMA_CM_EVENT_DEVICE_REMOVAL ||
+	    ev.id_handle != id) {
+		fprintf(stderr, "# no DEVICE_REMOVAL for id %u (%d, event %u)\n",
+			id, ret, ret ? 0 : ev.event);
+		return -1;
+	}
+	return raw_ack(fd, &ev.event_handle, 1) ? -1 : 0;
+}
+
+/*
  * Issue 42: once the module has sent DEVICE_REMOVAL for an id, nothing
  * binds to it any more: the binding would hold a uverbs file that
  * ib_uverbs' removal waits for. (In the guest's module order the CM may
@@ -856,75 +980,20 @@ static int exit_with_binding(bool rdmachan_first)
  * device_removal_order_test.sh runs this in the other order, where the
  * id lives until the process lets go of its device context.)
  */
-FIXTURE(removal) {
-	int unused;
-};
-
-FIXTURE_SETUP(removal)
-{
-}
-
-FIXTURE_TEARDOWN(removal)
-{
-	EXPECT_EQ(0, rxe_restore());
-}
-
 TEST_F_TIMEOUT(removal, bind_refused_after_device_removal, 180)
 {
-	struct ibv_context *ctx;
-	struct rdmachan_cm_event ev;
-	struct ibv_qp *qp;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	int fd, i, ret, status;
-	__u32 id = 0;
-	pid_t del;
-
 	if (!kernel_has_restrack_begin_del())
 		SKIP(return, NO_BYPASS_HERE);
-	ASSERT_EQ(0, rxe_restore());
-	fd = open("/dev/rdmachan", O_RDWR | O_CLOEXEC);
-	ASSERT_LE(0, fd);
-	ctx = open_test_device();
-	ASSERT_NE(NULL, ctx);
-	pd = ibv_alloc_pd(ctx);
-	ASSERT_NE(NULL, pd);
-	cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
-	ASSERT_NE(NULL, cq);
-	qp = make_qp(pd, cq, IBV_QPT_RC);
-	ASSERT_NE(NULL, qp);
-	ASSERT_EQ(0, raw_create_id(fd, RDMA_PS_TCP, 0, &id));
-	ASSERT_EQ(0, raw_resolve_addr(fd, id, htons(1)));
-	ASSERT_EQ(0, raw_expect(fd, id, RDMA_CM_EVENT_ADDR_RESOLVED, NULL));
-
-	del = fork();
-	ASSERT_LE(0, del);
-	if (del == 0) {
-		execlp("rdma", "rdma", "link", "delete", RDMACHAN_TEST_DEVICE,
-		       (char *)NULL);
-		_exit(127);
-	}
-	/* slow under the debug kernel */
-	for (i = 0; i < 12; i++) {
-		ret = raw_get_event(fd, &ev, 5000);
-		if (ret != ETIMEDOUT)
-			break;
-	}
-	ASSERT_EQ(0, ret);
-	EXPECT_EQ(RDMA_CM_EVENT_DEVICE_REMOVAL, ev.event);
-	EXPECT_EQ(id, ev.id_handle);
-	EXPECT_EQ(0, raw_ack(fd, &ev.event_handle, 1));
-	EXPECT_EQ(ENODEV, bind_qp(fd, id, ctx->cmd_fd, qp->qp_num, 0));
-
+	self->del = delete_device();
+	ASSERT_LE(0, self->del);
+	ASSERT_EQ(0, removal_reported(self->fd, self->id));
+	EXPECT_EQ(ENODEV, bind_qp(self->fd, self->id, self->ctx->cmd_fd,
+				  self->qp->qp_num, 0));
 	/* letting go of everything lets the removal end */
-	EXPECT_EQ(0, ibv_destroy_qp(qp));
-	EXPECT_EQ(0, ibv_destroy_cq(cq));
-	EXPECT_EQ(0, ibv_dealloc_pd(pd));
-	EXPECT_EQ(0, ibv_close_device(ctx));
-	close(fd);
-	ASSERT_EQ(del, waitpid(del, &status, 0));
-	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	ASSERT_EQ(0, rxe_restore());
+	EXPECT_EQ(0, let_go_of_device(self));
+	EXPECT_EQ(0, close(self->fd));
+	self->fd = -1;
+	EXPECT_EQ(0, delete_ended(self->del));
 }
 
 /*
@@ -936,59 +1005,16 @@ TEST_F_TIMEOUT(removal, bind_refused_after_device_removal, 180)
  */
 TEST_F_TIMEOUT(removal, last_uverbs_reference_is_let_go, 180)
 {
-	struct ibv_context *ctx;
-	struct rdmachan_cm_event ev;
-	struct ibv_qp *qp;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	int fd, i, status = 0;
-	__u32 id = 0;
-	pid_t del, ended = 0;
-
 	if (!kernel_has_restrack_begin_del())
 		SKIP(return, NO_BYPASS_HERE);
-	ASSERT_EQ(0, rxe_restore());
-	fd = open("/dev/rdmachan", O_RDWR | O_CLOEXEC);
-	ASSERT_LE(0, fd);
-	ctx = open_test_device();
-	ASSERT_NE(NULL, ctx);
-	pd = ibv_alloc_pd(ctx);
-	ASSERT_NE(NULL, pd);
-	cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
-	ASSERT_NE(NULL, cq);
-	qp = make_qp(pd, cq, IBV_QPT_RC);
-	ASSERT_NE(NULL, qp);
-	ASSERT_EQ(0, raw_create_id(fd, RDMA_PS_TCP, 0, &id));
-	ASSERT_EQ(0, raw_resolve_addr(fd, id, htons(1)));
-	ASSERT_EQ(0, raw_expect(fd, id, RDMA_CM_EVENT_ADDR_RESOLVED, NULL));
-	ASSERT_EQ(0, bind_qp(fd, id, ctx->cmd_fd, qp->qp_num, 0));
+	ASSERT_EQ(0, bind_qp(self->fd, self->id, self->ctx->cmd_fd,
+			     self->qp->qp_num, 0));
 	/* the queues' mappings and the descriptor go: the module's is last */
-	ASSERT_EQ(0, ibv_destroy_qp(qp));
-	ASSERT_EQ(0, ibv_destroy_cq(cq));
-	ASSERT_EQ(0, ibv_dealloc_pd(pd));
-	ASSERT_EQ(0, ibv_close_device(ctx));
-
-	del = fork();
-	ASSERT_LE(0, del);
-	if (del == 0) {
-		execlp("rdma", "rdma", "link", "delete", RDMACHAN_TEST_DEVICE,
-		       (char *)NULL);
-		_exit(127);
-	}
-	/* a remover stuck for good cannot be reaped: it is left behind */
-	for (i = 0; i < 900 && !ended; i++) {
-		ended = waitpid(del, &status, WNOHANG);
-		if (!ended)
-			usleep(100000);
-	}
-	ASSERT_EQ(del, ended) TH_LOG("rdma link delete still runs after 90 s");
-	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	ASSERT_EQ(0, raw_get_event(fd, &ev, 5000));
-	EXPECT_EQ(RDMA_CM_EVENT_DEVICE_REMOVAL, ev.event);
-	EXPECT_EQ(id, ev.id_handle);
-	EXPECT_EQ(0, raw_ack(fd, &ev.event_handle, 1));
-	EXPECT_EQ(0, close(fd));
-	ASSERT_EQ(0, rxe_restore());
+	ASSERT_EQ(0, let_go_of_device(self));
+	self->del = delete_device();
+	ASSERT_LE(0, self->del);
+	ASSERT_EQ(0, delete_ended(self->del));
+	EXPECT_EQ(0, removal_reported(self->fd, self->id));
 }
 
 /*
@@ -1000,74 +1026,29 @@ TEST_F_TIMEOUT(removal, last_uverbs_reference_is_let_go, 180)
  */
 TEST_F_TIMEOUT(removal, bind_refused_while_uverbs_removal_waits, 180)
 {
-	struct ibv_context *ctx;
-	struct rdmachan_cm_event ev;
-	struct ibv_qp *qp;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	int fd, i, ret, status;
-	__u32 first = 0, late = 0;
-	pid_t del;
+	int status;
+	__u32 late = 0;
 
 	if (!kernel_has_restrack_begin_del())
 		SKIP(return, NO_BYPASS_HERE);
 	if (!uverbs_removed_before_cm())
-		SKIP(return, "rdma_cm's removal comes before ib_uverbs' here (device_removal_order_test.sh has the other order)");
-	ASSERT_EQ(0, rxe_restore());
-	fd = open("/dev/rdmachan", O_RDWR | O_CLOEXEC);
-	ASSERT_LE(0, fd);
-	ctx = open_test_device();
-	ASSERT_NE(NULL, ctx);
-	pd = ibv_alloc_pd(ctx);
-	ASSERT_NE(NULL, pd);
-	cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
-	ASSERT_NE(NULL, cq);
-	qp = make_qp(pd, cq, IBV_QPT_RC);
-	ASSERT_NE(NULL, qp);
-	ASSERT_EQ(0, raw_create_id(fd, RDMA_PS_TCP, 0, &first));
-	ASSERT_EQ(0, raw_resolve_addr(fd, first, htons(1)));
-	ASSERT_EQ(0, raw_expect(fd, first, RDMA_CM_EVENT_ADDR_RESOLVED, NULL));
-
-	del = fork();
-	ASSERT_LE(0, del);
-	if (del == 0) {
-		execlp("rdma", "rdma", "link", "delete", RDMACHAN_TEST_DEVICE,
-		       (char *)NULL);
-		_exit(127);
-	}
+		SKIP(return, CM_REMOVED_FIRST);
+	self->del = delete_device();
+	ASSERT_LE(0, self->del);
 	/* the walk has been: the first id heard of it */
-	for (i = 0; i < 12; i++) {
-		ret = raw_get_event(fd, &ev, 5000);
-		if (ret != ETIMEDOUT)
-			break;
-	}
-	ASSERT_EQ(0, ret);
-	EXPECT_EQ(RDMA_CM_EVENT_DEVICE_REMOVAL, ev.event);
-	EXPECT_EQ(first, ev.id_handle);
-	EXPECT_EQ(0, raw_ack(fd, &ev.event_handle, 1));
-	/* ib_uverbs waits for ctx: the delete has not ended */
-	EXPECT_EQ(0, waitpid(del, &status, WNOHANG));
+	ASSERT_EQ(0, removal_reported(self->fd, self->id));
+	/* ib_uverbs waits for our device context: the delete goes on */
+	EXPECT_EQ(0, waitpid(self->del, &status, WNOHANG));
 
-	ASSERT_EQ(0, raw_create_id(fd, RDMA_PS_TCP, 0, &late));
-	ASSERT_EQ(0, raw_resolve_addr(fd, late, htons(1)));
-	ASSERT_EQ(0, raw_expect(fd, late, RDMA_CM_EVENT_ADDR_RESOLVED, NULL));
-	EXPECT_EQ(ENODEV, bind_qp(fd, late, ctx->cmd_fd, qp->qp_num, 0));
-
+	ASSERT_EQ(0, raw_create_id(self->fd, RDMA_PS_TCP, 0, &late));
+	ASSERT_EQ(0, raw_resolve_addr(self->fd, late, htons(1)));
+	ASSERT_EQ(0, raw_expect(self->fd, late, RDMA_CM_EVENT_ADDR_RESOLVED,
+				NULL));
+	EXPECT_EQ(ENODEV, bind_qp(self->fd, late, self->ctx->cmd_fd,
+				  self->qp->qp_num, 0));
 	/* letting go of the device context lets the removal end */
-	EXPECT_EQ(0, ibv_destroy_qp(qp));
-	EXPECT_EQ(0, ibv_destroy_cq(cq));
-	EXPECT_EQ(0, ibv_dealloc_pd(pd));
-	EXPECT_EQ(0, ibv_close_device(ctx));
-	for (i = 0; i < 900; i++) {
-		ret = waitpid(del, &status, WNOHANG);
-		if (ret)
-			break;
-		usleep(100000);
-	}
-	ASSERT_EQ(del, ret) TH_LOG("rdma link delete still runs after 90 s");
-	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	EXPECT_EQ(0, close(fd));
-	ASSERT_EQ(0, rxe_restore());
+	EXPECT_EQ(0, let_go_of_device(self));
+	EXPECT_EQ(0, delete_ended(self->del));
 }
 
 /* Without the feature a binding is refused, the QP left as it was. */
