@@ -202,25 +202,11 @@ TEST_F(batch, bad_arguments_change_nothing)
 	EXPECT_EQ(0, rdmachan_ack_cm_events(events, BATCH_IDS));
 }
 
-struct destroy_arg {
-	struct rdma_cm_id *id;
-	volatile int done;
-};
-
-static void *destroy_thread(void *p)
-{
-	struct destroy_arg *arg = p;
-
-	rdma_destroy_id(arg->id);
-	arg->done = 1;
-	return NULL;
-}
-
 /* rdma_destroy_id(3): it waits for the acknowledgement of the id's events. */
 TEST_F(batch, destroy_waits_for_the_batch_ack)
 {
 	struct rdma_cm_event *events[BATCH_IDS];
-	struct destroy_arg arg = {};
+	struct cm_destroy_arg arg = {};
 	pthread_t thread;
 	int mine = -1;
 
@@ -236,7 +222,7 @@ TEST_F(batch, destroy_waits_for_the_batch_ack)
 			EXPECT_EQ(0, rdmachan_ack_cm_events(&events[e], 1));
 	arg.id = self->ids[0];
 	self->ids[0] = NULL;
-	ASSERT_EQ(0, pthread_create(&thread, NULL, destroy_thread, &arg));
+	ASSERT_EQ(0, pthread_create(&thread, NULL, cm_destroyer, &arg));
 	cm_sleep_ms(CM_QUIET_MS);
 	EXPECT_EQ(0, arg.done);
 	EXPECT_EQ(0, rdmachan_ack_cm_events(&events[mine], 1));

@@ -220,20 +220,6 @@ TEST_F(iwarp, disconnect_flushes_both_sides)
 	EXPECT_TRUE(cm_quiet(p->sch, CM_QUIET_MS));
 }
 
-struct destroy_arg {
-	struct rdma_cm_id *id;
-	volatile int done;
-};
-
-static void *destroy_thread(void *p)
-{
-	struct destroy_arg *arg = p;
-
-	rdma_destroy_id(arg->id);
-	arg->done = 1;
-	return NULL;
-}
-
 /*
  * rdma_destroy_id(3) waits for the acknowledgement of the id's events on
  * iWARP too: the server's DISCONNECTED, held unacknowledged, holds it.
@@ -241,7 +227,7 @@ static void *destroy_thread(void *p)
 TEST_F(iwarp, destroy_waits_for_the_ack_of_disconnected)
 {
 	struct vt_pair *p = &self->p;
-	struct destroy_arg arg = {};
+	struct cm_destroy_arg arg = {};
 	struct rdma_cm_event *ev;
 	pthread_t thread;
 
@@ -254,7 +240,7 @@ TEST_F(iwarp, destroy_waits_for_the_ack_of_disconnected)
 	rdma_destroy_qp(p->s.id);
 	arg.id = p->s.id;
 	p->s.id = NULL;
-	ASSERT_EQ(0, pthread_create(&thread, NULL, destroy_thread, &arg));
+	ASSERT_EQ(0, pthread_create(&thread, NULL, cm_destroyer, &arg));
 	cm_sleep_ms(CM_QUIET_MS);
 	EXPECT_EQ(0, arg.done);
 	rdma_ack_cm_event(ev);

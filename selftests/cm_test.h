@@ -126,6 +126,25 @@ static __maybe_unused void cm_sleep_ms(long ms)
 		;
 }
 
+/*
+ * rdma_destroy_id() of @id from a thread (pthread_create(..., cm_destroyer,
+ * arg)): done tells whether it has returned, so that a test sees it wait
+ * for an acknowledgement.
+ */
+struct cm_destroy_arg {
+	struct rdma_cm_id *id;
+	volatile int done;
+};
+
+static __maybe_unused void *cm_destroyer(void *p)
+{
+	struct cm_destroy_arg *arg = p;
+
+	rdma_destroy_id(arg->id);
+	arg->done = 1;
+	return NULL;
+}
+
 /* Runs @cmd with sh -c in a child; its pid. */
 static __maybe_unused pid_t cm_spawn(const char *cmd)
 {
