@@ -110,7 +110,7 @@ RUN := $(B)/bin/rdmachan-run
 MODE_TOOL := $(B)/bin/rdmachan-mode
 STAT_TOOL := $(B)/bin/rdmachan-stat
 
-.PHONY: all userland kselftest-install module lib compat selftests selftests-stock setup demo check check-all clean install \
+.PHONY: all userland kselftest-install module lib compat selftests selftests-stock setup demo demo-vm check check-all clean install \
 	install-module install-userland check-man deb \
 	checkpatch bench FORCE check-debug check-siw check-stock check-pyverbs fuzz
 
@@ -319,10 +319,15 @@ $(B)/selftests-stock/%: selftests/%.c selftests/*.h
 setup:
 	vm/setup
 
-# Both run against the VM's kernel, whatever the host runs.
-demo: setup
-	$(MAKE) all-vm
+# Both run against the VM's kernel, whatever the host runs. The demo sets
+# up and builds only what it runs: no release roots, no tests.
+demo:
+	vm/setup --host
+	$(MAKE) demo-vm
 	vm/run -- sh -c '$(B)/bin/rdmachan-devinfo && $(B)/bin/rdmachan-connect'
+
+demo-vm:
+	$(MAKE) KDIR=$(VM_KDIR) module $(DEMO)
 
 bench: setup
 	$(MAKE) all-vm $(BENCH)
