@@ -11,6 +11,10 @@
  * in rdma_connect(); "accept" connects with a number no QP has and puts
  * it in rdma_accept() of the request.
  *
+ * On iWARP, whose CM takes a connection's QP by number from the driver,
+ * the client of "accept" connects with a QP of its own, and the other end
+ * is not told the number (MPA carries none).
+ *
  * Exit status: 0 when the call succeeded and the other end saw the
  * number; the call's errno when it failed and nothing reached the other
  * end; 1 for anything else (said on stderr).
@@ -28,7 +32,7 @@ struct intruder {
 	struct rdma_cm_id *listen, *client, *server;
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
-	struct ibv_qp *qp;
+	struct ibv_qp *qp, *client_qp;
 	enum rdma_port_space ps;
 	bool own;
 	uint32_t qpn;
@@ -40,8 +44,9 @@ static int fail(const char *what)
 	return 1;
 }
 
-/* A QP of this process on @verbs, bound to no id: its number in in->qpn. */
-static int make_own_qp(struct intruder *in, struct ibv_context *verbs)
+/* A QP of this process on @verbs in *@qp, bound to no id: 0 or 1. */
+static int make_qp(struct intruder *in, struct ibv_context *verbs,
+		   struct ibv_qp **qp)
 {
 	struct ibv_qp_init_attr attr = {
 		.qp_type = in->ps == RDMA_PS_UDP ? IBV_QPT_UD : IBV_QPT_RC,
@@ -49,19 +54,42 @@ static int make_own_qp(struct intruder *in, struct ibv_context *verbs)
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
 
-	in->pd = ibv_alloc_pd(verbs);
+	if (!in->pd)
+		in->pd = ibv_alloc_pd(verbs);
 	if (!in->pd)
 		return fail("ibv_alloc_pd");
-	in->cq = ibv_create_cq(verbs, 4, NULL, NULL, 0);
+	if (!in->cq)
+		in->cq = ibv_create_cq(verbs, 4, NULL, NULL, 0);
 	if (!in->cq)
 		return fail("ibv_create_cq");
 	attr.send_cq = in->cq;
 	attr.recv_cq = in->cq;
-	in->qp = ibv_create_qp(in->pd, &attr);
-	if (!in->qp)
+	*qp = ibv_create_qp(in->pd, &attr);
+	if (!*qp)
 		return fail("ibv_create_qp");
+	return 0;
+}
+
+/* The QP "own" names, made on @verbs: its number in in->qpn. */
+static int make_own_qp(struct intruder *in, struct ibv_context *verbs)
+{
+	if (make_qp(in, verbs, &in->qp))
+		return 1;
 	in->qpn = in->qp->qp_num;
 	return 0;
+}
+
+/* The other end was told @seen, when its transport tells it: 0 or 1. */
+static int told_qpn(struct intruder *in, uint32_t seen, const char *what)
+{
+	/* SIDR's request and MPA carry no QP number */
+	if (cm_on_iwarp() || (in->ps == RDMA_PS_UDP && !strcmp(what, "request")))
+		return 0;
+	if (seen == in->qpn)
+		return 0;
+	fprintf(stderr, "# qp_owner_intruder: %s says QP %u, sent %u\n",
+		what, seen, in->qpn);
+	return 1;
 }
 
 /* The number the other end got: from the request, or the reply. */
@@ -114,11 +142,7 @@ static int try_connect(struct intruder *in)
 	if (!ev)
 		return 1;
 	in->server = ev->id;
-	/* SIDR's request carries no QP number */
-	err = in->ps == RDMA_PS_TCP && qpn_seen(in, ev) != in->qpn;
-	if (err)
-		fprintf(stderr, "# qp_owner_intruder: request says QP %u, sent %u\n",
-			qpn_seen(in, ev), in->qpn);
+	err = told_qpn(in, qpn_seen(in, ev), "request");
 	rdma_ack_cm_event(ev);
 	if (rdma_reject(in->server, NULL, 0))
 		return fail("rdma_reject");
@@ -129,10 +153,16 @@ static int try_connect(struct intruder *in)
 static int try_accept(struct intruder *in)
 {
 	struct rdma_conn_param param;
+	uint32_t client_qpn = CLIENT_QPN;
 	struct rdma_cm_event *ev;
-	int err, ret;
+	int err, ret, answer;
 
-	cm_conn_param(&param, CLIENT_QPN, cm_req_data, sizeof(cm_req_data));
+	if (cm_on_iwarp()) {
+		if (make_qp(in, in->client->verbs, &in->client_qp))
+			return 1;
+		client_qpn = in->client_qp->qp_num;
+	}
+	cm_conn_param(&param, client_qpn, cm_req_data, sizeof(cm_req_data));
 	if (rdma_connect(in->client, &param))
 		return fail("rdma_connect");
 	ev = cm_expect(in->sch, RDMA_CM_EVENT_CONNECT_REQUEST, NULL,
@@ -152,20 +182,19 @@ static int try_accept(struct intruder *in)
 			return fail("rdma_reject after the refused accept");
 		return client_refused(in) ? 1 : err;
 	}
-	ev = cm_expect(in->cch, in->ps == RDMA_PS_UDP ?
-		       RDMA_CM_EVENT_ESTABLISHED : RDMA_CM_EVENT_CONNECT_RESPONSE,
-		       in->client, CM_TIMEOUT_MS);
+	/* iWARP's CM has the client's QP: the connection is made */
+	answer = in->ps == RDMA_PS_UDP || cm_on_iwarp() ?
+		 RDMA_CM_EVENT_ESTABLISHED : RDMA_CM_EVENT_CONNECT_RESPONSE;
+	ev = cm_expect(in->cch, answer, in->client, CM_TIMEOUT_MS);
 	if (!ev)
 		return 1;
-	ret = qpn_seen(in, ev) != in->qpn;
-	if (ret)
-		fprintf(stderr, "# qp_owner_intruder: reply says QP %u, sent %u\n",
-			qpn_seen(in, ev), in->qpn);
+	ret = told_qpn(in, qpn_seen(in, ev), "reply");
 	rdma_ack_cm_event(ev);
 	if (in->ps == RDMA_PS_UDP)
 		return ret;
 	/* complete the connection and end it, so nothing is left retrying */
-	if (rdma_establish(in->client) ||
+	if ((answer == RDMA_CM_EVENT_CONNECT_RESPONSE &&
+	     rdma_establish(in->client)) ||
 	    cm_expect_ok(in->sch, RDMA_CM_EVENT_ESTABLISHED, in->server) ||
 	    cm_disconnect_pair(in->cch, in->sch,
 			       &(struct cm_conn){ in->client, in->server }))
@@ -203,6 +232,8 @@ int main(int argc, char **argv)
 	ret = accept ? try_accept(&in) : try_connect(&in);
 	if (in.qp && ibv_destroy_qp(in.qp))
 		ret = fail("ibv_destroy_qp");
+	if (in.client_qp && ibv_destroy_qp(in.client_qp))
+		ret = fail("ibv_destroy_qp (client)");
 	if (in.cq && ibv_destroy_cq(in.cq))
 		ret = fail("ibv_destroy_cq");
 	if (in.pd && ibv_dealloc_pd(in.pd))
