@@ -25,22 +25,26 @@ if [ "$RDMACHAN_MODE" = bypass ] && ! bypass_offered; then
 	exit 0
 fi
 addr=${RDMACHAN_ADDR:-10.77.0.1}
-dev=rxe0
+dev=${RDMACHAN_DEVICE:-rxe0}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # each end's time limit; the debug guest (vm/debug-suite) gives more
 limit=${RDMACHAN_COMPAT_LIMIT:-60}
 
 # The index of the RoCE v2 GID of $addr (the pingpong programs' -g): the
-# entry ::ffff:a.b.c.d of rxe0's port 1.
+# entry ::ffff:a.b.c.d of $dev's port 1. Read without a fork per entry:
+# rxe has 1024, and a device without that GID (siw) has them all read,
+# which took minutes under the debug kernel with two forks each.
 gid_index() {
 	want=$(echo "$addr" | awk -F. '{
 		printf "0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x", $1, $2, $3, $4 }')
 	for g in "/sys/class/infiniband/$dev/ports/1/gids/"*; do
 		i=${g##*/}
-		[ "$(cat "$g")" = "$want" ] || continue
-		[ "$(cat "/sys/class/infiniband/$dev/ports/1/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] ||
+		read -r gi_gid <"$g" 2>/dev/null || continue
+		[ "$gi_gid" = "$want" ] || continue
+		read -r gi_type <"/sys/class/infiniband/$dev/ports/1/gid_attrs/types/$i" 2>/dev/null ||
 			continue
+		[ "$gi_type" = "RoCE v2" ] || continue
 		echo "$i"
 		return 0
 	done
@@ -218,6 +222,8 @@ pair() {
 		srv_rc=$?
 		echo "# the $(stack_name "$1") server did not get ready (exit $srv_rc)"
 		show "$work/server.log"
+		echo "# the CM's ids then:"
+		rdma res show cm_id 2>&1 | sed 's/^/#   /'
 		return 1
 	fi
 	: >"$work/client.log"
@@ -546,6 +552,22 @@ t_uc_pingpong() {
 
 t_srq_pingpong() {
 	pingpong "$1" "$2" ibv_srq_pingpong "-n 200 -q 4" 200
+}
+
+# qperf: its server serves until it is stopped, on TCP port 19765 for
+# its own messages; each RC test of the client is a connection the CM
+# makes (-cm1, which iWARP requires), and prints one result line.
+t_qperf() {
+	persistent_server=1
+	pair "$1" "$2" "tcp_listening 19765" "qperf" \
+		"qperf -cm1 -n 200 -m 64 $addr rc_lat rc_bw rc_rdma_write_lat rc_rdma_read_bw"
+	tq_rc=$?
+	persistent_server=
+	[ $tq_rc -eq 0 ] || return 1
+	statuses 0 0 || return 1
+	expect_count "$work/client.log" 2 '^ *latency *= *[0-9.]+ [mun]?s(ec)?$' &&
+		expect_count "$work/client.log" 2 '^ *bw *= *[0-9.]+ [KMG]?B/sec$' &&
+		no_lines -iE "failed|error|unable"
 }
 
 # The programs' own checks (compat_*_programs_test.sh)

@@ -1,12 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Debian's unmodified rdma-core 44 programs on soft-iWARP (make check-siw;
-# skipped on any other run): rping, with both ends on the stock stack (the
-# reference), both ends on rdmachan, and rdmachan against stock both ways,
-# in each of librdmachan's modes (compat-common.sh's checks of each end's
-# success lines). RDMACHAN_SIW_PROGRAMS names others of compat-common.sh
-# (t_cmtime, t_ucmatose, t_rdma_server) for a run by hand.
+# Debian's unmodified programs on soft-iWARP (make check-siw; skipped on any
+# other run), each with both ends on the stock stack (the reference), both
+# ends on rdmachan, and rdmachan against stock both ways, in each of
+# librdmachan's modes (compat-common.sh's checks of each end's success
+# lines). The programs are the arguments, compat-common.sh's t_* or the
+# perftest runs below; by default the CM's own: rping, ucmatose,
+# rdma_server/rdma_client and cmtime (siw_perftest_test.sh and
+# siw_qperf_test.sh run the others).
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/tap.sh"
 if [ "${RDMACHAN_TRANSPORT:-}" != iwarp ]; then
@@ -16,6 +18,7 @@ if [ "${RDMACHAN_TRANSPORT:-}" != iwarp ]; then
 	exit 0
 fi
 . "$here/compat-common.sh"
+. "$here/perftest-common.sh"
 
 # in_mode MODE COMMAND...: COMMAND with librdmachan in MODE
 in_mode() {
@@ -28,14 +31,25 @@ in_mode() {
 	return $im_rc
 }
 
-programs=${RDMACHAN_SIW_PROGRAMS:-t_rping}
-# the stock pair, then per mode: both ends, server, client on rdmachan
+# perftest's RC programs with the CM's connections (-R), which iWARP needs
+cm_qps="rdma_cm QPs[[:space:]]*: ON"
+p_send_lat() {
+	perftest "$1" "$2" 18731 32 200 "ib_send_lat -R -d $dev -s 32 -n 200" "$cm_qps"
+}
+p_write_bw() {
+	perftest "$1" "$2" 18732 4096 200 "ib_write_bw -R -d $dev -s 4096 -n 200" "$cm_qps"
+}
+p_read_lat() {
+	perftest "$1" "$2" 18733 32 200 "ib_read_lat -R -d $dev -s 32 -n 200" "$cm_qps"
+}
+
+[ $# -gt 0 ] || set -- t_rping t_ucmatose t_rdma_server t_cmtime
 modes=kernel
 ! bypass_offered || modes="kernel bypass"
-nprog=$(echo "$programs" | wc -w)
 nmodes=$(echo "$modes" | wc -w)
-tap_plan $((nprog * (1 + 3 * nmodes)))
-for prog in $programs; do
+# the stock pair, then per mode: both ends, server, client on rdmachan
+tap_plan $(($# * (1 + 3 * nmodes)))
+for prog; do
 	tap_test "$prog, both ends on stock" "$prog" s s
 	for mode in $modes; do
 		tap_test "$prog, both ends on rdmachan ($mode)" in_mode "$mode" "$prog" r r
