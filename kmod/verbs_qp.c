@@ -716,6 +716,13 @@ int rdmachan_cmd_query_qp(struct rdmachan_call *call, void *arg)
 	ret = rdmachan_verbs_usable(qp ? &qp->v : NULL);
 	if (!ret)
 		ret = ib_query_qp(qp->ib, &attr, RDMACHAN_QP_ATTR_MASK, &init);
+	/*
+	 * The inline payload the data path takes: the QP's at creation. siw
+	 * reports its maximum for every QP here, and a program that goes by
+	 * it (qperf) would have each inline post refused.
+	 */
+	if (!ret)
+		attr.cap.max_inline_data = qp->max_inline;
 	up_read(&file->verbs_lock);
 	if (ret)
 		return ret;
