@@ -117,6 +117,14 @@ cm_listening() {
 		[ -z "$cl_noglob" ] || set -f
 		return $cl_rc
 	fi
+	# On iWARP the driver's TCP listen is made inside rdma_listen(), once
+	# the id listens: no look at the CM's ids, which under the debug
+	# kernel came back empty for minutes at a time with a stock server
+	# listening on siw.
+	if [ "${RDMACHAN_TRANSPORT:-}" = iwarp ]; then
+		tcp_listening "$1"
+		return
+	fi
 	if ! rdma res show cm_id 2>/dev/null | grep -q "state LISTEN .*src-addr [^ ]*:$1 "; then
 		cl_seen=0
 		return 1
@@ -564,7 +572,9 @@ t_srq_pingpong() {
 # refuses their QPs' attributes, or they write with immediate data).
 t_qperf() {
 	persistent_server=1
-	pair "$1" "$2" "tcp_listening 19765" "qperf" "qperf -cm1 -t 2 -m 64 $addr rc_lat"
+	# -to: each end's wait for the other's messages (5 s by default, too
+	# short for a debug guest's stock server)
+	pair "$1" "$2" "tcp_listening 19765" "qperf" "qperf -cm1 -to 60 -t 2 -m 64 $addr rc_lat"
 	tq_rc=$?
 	persistent_server=
 	[ $tq_rc -eq 0 ] || return 1
