@@ -158,13 +158,10 @@ now_s() {
 	now=${now%.*}
 }
 
-# wait_for CHECK ARG...: until CHECK succeeds, or $ready_limit s (45, or
-# half of a longer $limit such as the debug guest's, where one look at the
-# CM's ids takes seconds; less than $limit, so that a stuck server is still
-# there to look at); the server's process ($srv_pid) must stay alive
-# meanwhile
+# wait_for CHECK ARG...: until CHECK succeeds, or $ready_limit s (45, less
+# than a server's $limit, so that a stuck one is still there to look at);
+# the server's process ($srv_pid) must stay alive meanwhile
 ready_limit=45
-[ "$limit" -le 90 ] || ready_limit=$((limit / 2))
 wait_for() {
 	now_s
 	wf_end=$((now + ready_limit))
