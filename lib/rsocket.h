@@ -20,7 +20,10 @@
 /*
  * The wire. Every message is the 32-bit immediate of an RDMA write (of
  * data, or of nothing): its top three bits say what it is, the rest
- * carries a length, a credit sequence number or a control code.
+ * carries a length, a credit sequence number or a control code. iWARP has
+ * no immediate data: there a message is a 4-byte inline send in the
+ * sender's byte order, after the write it tells of (rdma-core's
+ * RS_OPT_MSG_SEND), and every receive has a 4-byte slot for it.
  */
 #define RS_WIRE_VERSION		1
 #define RS_WIRE_BIG_ENDIAN	(1 << 0)
@@ -80,9 +83,14 @@ _Static_assert(sizeof(struct rs_wire_conn) == 40, "rsocket connect data");
 #define RS_SEND_LOWAT		2048u
 #define RS_FIRST_XFER		2048u
 
-/* Work request ids: receives, and sends whose data sits in the send buffer */
+/*
+ * Work request ids: receives (with their message slot's index), sends
+ * whose data sits in the send buffer, and the message sends of iWARP
+ */
 #define RS_WR_RECV		(1ull << 63)
 #define RS_WR_SBUF		(1ull << 62)
+#define RS_WR_MSG		(1ull << 61)
+#define RS_MSG_SIZE		sizeof(uint32_t)
 
 /* How long a wait polls the CQ before it sleeps, as rdma-core's rsockets. */
 #define RS_SPIN_US		10
@@ -146,6 +154,10 @@ struct rsock {
 	size_t route_len;
 
 	/* the endpoint, once connecting or accepted */
+	/* messages are sends, not immediates (iWARP) */
+	bool msg_send;
+	/* the next receive's message slot, after the receive buffer */
+	uint32_t rmsg_slot;
 	struct ibv_comp_channel *comp;
 	struct ibv_cq *cq;
 	unsigned int cq_events;
@@ -209,11 +221,18 @@ void rs_set_fd_nonblock(int fd, bool on);
 		;							\
 } while (0)
 
+/* Send queue entries a message of data takes: iWARP's write and send. */
+static inline uint32_t rs_message_entries(const struct rsock *rs)
+{
+	return rs->msg_send ? 2 : 1;
+}
+
 /* rsocket_endpoint.c */
 int rs_create_endpoint(struct rsock *rs);
 void rs_destroy_endpoint(struct rsock *rs);
 void rs_format_conn(struct rsock *rs, struct rs_wire_conn *c);
 int rs_take_conn(struct rsock *rs, const void *data, uint8_t len);
+int rs_post_recv(struct rsock *rs);
 
 /* rsocket_conn.c */
 int rs_connect_step(struct rsock *rs);

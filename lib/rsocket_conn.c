@@ -79,6 +79,9 @@ static void rs_connect_event(struct rsock *rs, struct rdma_cm_event *ev)
 		param.flow_control = 1;
 		param.retry_count = 7;
 		param.rnr_retry_count = 7;
+		/* iWARP's MPA may read during the connect, as rdma-core says */
+		if (rs->msg_send)
+			param.initiator_depth = 1;
 		if (rdma_connect(rs->id, &param))
 			rs_connect_failed(rs, errno);
 		else

@@ -109,7 +109,7 @@ static int rs_write_data(struct rsock *rs, struct rs_iter *it, uint32_t len)
 	int nsge = rs_stage(rs, it, len, sgl);
 
 	rs->sseq_no++;
-	rs->sqe_free--;
+	rs->sqe_free -= rs_message_entries(rs);
 	target->addr = addr + len;
 	target->length -= len;
 	if (!target->length)

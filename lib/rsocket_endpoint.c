@@ -30,10 +30,22 @@ static uint32_t rs_clamp_queue(uint32_t want, uint32_t device_max)
 	return want < RS_MIN_QUEUE ? RS_MIN_QUEUE : want;
 }
 
-static int rs_post_recv(struct rsock *rs)
+/* A receive for the peer's next message: its 4-byte slot on iWARP. */
+int rs_post_recv(struct rsock *rs)
 {
 	struct ibv_recv_wr wr = { .wr_id = RS_WR_RECV }, *bad;
+	struct ibv_sge sge;
 
+	if (rs->msg_send) {
+		wr.wr_id |= rs->rmsg_slot;
+		sge.addr = (uintptr_t)(rs->rbuf + rs->rbuf_size +
+				       RS_MSG_SIZE * rs->rmsg_slot);
+		sge.length = RS_MSG_SIZE;
+		sge.lkey = rs->rmr->lkey;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		rs->rmsg_slot = (rs->rmsg_slot + 1) % rs->rq_size;
+	}
 	return ibv_post_recv(rs->id->qp, &wr, &bad);
 }
 
@@ -43,12 +55,14 @@ static int rs_alloc_buffers(struct rsock *rs)
 		      sizeof(struct rs_wire_iomap) * rs->iomap_entries;
 	size_t slen = rs->sbuf_size + sizeof(struct rs_wire_sge) * RS_CTRL_SLOTS;
 	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	/* the receives' message slots follow the receive buffer */
+	size_t rlen = rs->rbuf_size + (rs->msg_send ? RS_MSG_SIZE * rs->rq_size : 0);
 	struct ibv_pd *pd = rs->id->pd;
 	uint8_t *tbuf;
 
 	rs->rmsg = calloc(rs->rq_size + 1, sizeof(*rs->rmsg));
 	rs->sbuf = calloc(1, slen);
-	rs->rbuf = calloc(1, rs->rbuf_size);
+	rs->rbuf = calloc(1, rlen);
 	tbuf = calloc(1, tlen);
 	rs->target_sgl = (volatile struct rs_wire_sge *)tbuf;
 	if (!rs->rmsg || !rs->sbuf || !rs->rbuf || !tbuf)
@@ -59,7 +73,7 @@ static int rs_alloc_buffers(struct rsock *rs)
 	rs->smr = ibv_reg_mr(pd, rs->sbuf, slen, IBV_ACCESS_LOCAL_WRITE);
 	if (!rs->smr)
 		return -1;
-	rs->rmr = ibv_reg_mr(pd, rs->rbuf, rs->rbuf_size, access);
+	rs->rmr = ibv_reg_mr(pd, rs->rbuf, rlen, access);
 	if (!rs->rmr)
 		return -1;
 	rs->tmr = ibv_reg_mr(pd, tbuf, tlen, access);
@@ -86,9 +100,18 @@ int rs_create_endpoint(struct rsock *rs)
 
 	if (!verbs || !rs->id->pd)
 		return rs_err(ENODEV);
-	/* iWARP has no RDMA write with immediate: rdma-core sends messages. */
-	if (verbs->device->transport_type != IBV_TRANSPORT_IB)
+	switch (verbs->device->transport_type) {
+	case IBV_TRANSPORT_IB:
+		break;
+	case IBV_TRANSPORT_IWARP:
+		/* no RDMA write with immediate: messages are inline sends */
+		rs->msg_send = true;
+		if (rs->inline_size < RS_MSG_SIZE)
+			rs->inline_size = RS_MSG_SIZE;
+		break;
+	default:
 		return rs_err(EOPNOTSUPP);
+	}
 	if (ibv_query_device(verbs, &dev))
 		return -1;
 	rs->sq_size = rs_clamp_queue(rs->sq_size, (uint32_t)dev.max_qp_wr);
@@ -116,6 +139,8 @@ int rs_create_endpoint(struct rsock *rs)
 	if (rdma_create_qp(rs->id, NULL, &attr))
 		return -1;
 	rs->inline_size = attr.cap.max_inline_data;
+	if (rs->msg_send && rs->inline_size < RS_MSG_SIZE)
+		return rs_err(EOPNOTSUPP);
 
 	if (rs_alloc_buffers(rs))
 		return -1;

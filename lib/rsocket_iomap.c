@@ -57,7 +57,7 @@ int rs_publish_iomaps(struct rsock *rs, bool nonblock)
 		}
 		nsge = rs_stage(rs, &it, sizeof(entry), sgl);
 		rs->sseq_no++;
-		rs->sqe_free--;
+		rs->sqe_free -= rs_message_entries(rs);
 		r->published = true;
 		if (rs_post_write(rs, sgl, nsge,
 				  RS_MSG(RS_OP_IOMAP, (uint32_t)r->index), true,

@@ -15,10 +15,44 @@
 /* Completion events acknowledged in batches, as ibv_ack_cq_events allows. */
 #define RS_CQ_EVENT_BATCH	64
 
+/*
+ * Posts @write (NULL for none) and, with @with_msg, iWARP's message send
+ * of @msg behind it: 0, or -1 with errno.
+ */
+static int rs_post(struct rsock *rs, struct ibv_send_wr *write, uint32_t msg,
+		   bool with_msg)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)&msg, .length = RS_MSG_SIZE,
+	};
+	struct ibv_send_wr send = {
+		.wr_id = msg | RS_WR_MSG, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_INLINE,
+	}, *bad;
+
+	if (write && with_msg)
+		write->next = &send;
+	rs->last_send_ms = 0;
+	if (!ibv_post_send(rs->id->qp, write ? write : &send, &bad))
+		return 0;
+	/*
+	 * The write went without the message that tells of it: the peer
+	 * cannot know of the data, and the queue's count is off by one.
+	 */
+	if (write && bad == &send && rs->phase == RS_CONNECTED)
+		rs->phase = RS_DISCONNECTED;
+	return rs_err(errno ? errno : EIO);
+}
+
+/*
+ * An RDMA write of @sgl to @addr/@rkey; with @with_imm, @msg tells the
+ * peer of it: the write's immediate, or on iWARP a message send behind
+ * it, which takes a second send queue entry (a control slot for credits).
+ */
 int rs_post_write(struct rsock *rs, struct ibv_sge *sgl, int nsge,
 		  uint32_t msg, bool with_imm, uint64_t addr, uint32_t rkey)
 {
-	struct ibv_send_wr wr, *bad;
+	struct ibv_send_wr wr;
 	uint32_t len = 0;
 	int i;
 
@@ -26,7 +60,8 @@ int rs_post_write(struct rsock *rs, struct ibv_sge *sgl, int nsge,
 	wr.wr_id = msg;
 	wr.sg_list = sgl;
 	wr.num_sge = nsge;
-	wr.opcode = with_imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE;
+	wr.opcode = with_imm && !rs->msg_send ? IBV_WR_RDMA_WRITE_WITH_IMM :
+						 IBV_WR_RDMA_WRITE;
 	wr.imm_data = htobe32(msg);
 	wr.wr.rdma.remote_addr = addr;
 	wr.wr.rdma.rkey = rkey;
@@ -37,13 +72,17 @@ int rs_post_write(struct rsock *rs, struct ibv_sge *sgl, int nsge,
 	}
 	if (len && len <= rs->inline_size && !(wr.wr_id & RS_WR_SBUF))
 		wr.send_flags = IBV_SEND_INLINE;
-	rs->last_send_ms = 0;
-	return ibv_post_send(rs->id->qp, &wr, &bad) ? rs_err(errno ? errno : EIO) : 0;
+	return rs_post(rs, &wr, msg, with_imm && rs->msg_send);
 }
 
-/* A message alone: a write of nothing with the message as its immediate. */
+/*
+ * A message alone: a write of nothing with the message as its immediate,
+ * or on iWARP the message's send.
+ */
 int rs_post_ctrl(struct rsock *rs, uint32_t msg)
 {
+	if (rs->msg_send)
+		return rs_post(rs, NULL, msg, true);
 	return rs_post_write(rs, NULL, 0, msg, true, rs->remote_sgl.addr,
 			     rs->remote_sgl.key);
 }
@@ -65,6 +104,9 @@ void rs_update_credits(struct rsock *rs)
 		return;
 	publish = rs->rbuf_unpublished >= half;
 	if (!publish && (int16_t)(rs->rseq_no - rs->rseq_grant_at) < 0)
+		return;
+	/* on iWARP a write and its message: a control slot each */
+	if (publish && rs->ctrl_free < rs_message_entries(rs))
 		return;
 	rs->ctrl_free--;
 	rs->rseq_grant_at = (uint16_t)(rs->rseq_no + rs->rq_size / 2);
@@ -96,11 +138,14 @@ void rs_update_credits(struct rsock *rs)
 		isge.addr = (uintptr_t)slot;
 		isge.lkey = rs->smr->lkey;
 	}
-	/* not posted: the slot back, and the half is published next time */
+	/* iWARP's message behind the write */
+	if (rs->msg_send)
+		rs->ctrl_free--;
+	/* not posted: the slots back, and the half is published next time */
 	if (rs_post_write(rs, &isge, 1, msg, true,
 			  rs->remote_sgl.addr + rs->remote_sgl_idx * sizeof(sge),
 			  rs->remote_sgl.key)) {
-		rs->ctrl_free++;
+		rs->ctrl_free += rs_message_entries(rs);
 		return;
 	}
 	rs->rbuf_unpublished -= half;
@@ -157,6 +202,16 @@ static void rs_take_send_completion(struct rsock *rs, const struct ibv_wc *wc)
 {
 	uint32_t msg = (uint32_t)wc->wr_id;
 
+	if (wc->status != IBV_WC_SUCCESS)
+		rs_connection_lost(rs);
+	/* iWARP's message after a write: its queue entry, no buffer */
+	if (wc->wr_id & RS_WR_MSG) {
+		if (RS_MSG_OP(msg) == RS_OP_CREDITS || RS_MSG_OP(msg) == RS_OP_CTRL)
+			rs->ctrl_free++;
+		else
+			rs->sqe_free++;
+		return;
+	}
 	switch (RS_MSG_OP(msg)) {
 	case RS_OP_CREDITS:
 	case RS_OP_CTRL:
@@ -173,15 +228,32 @@ static void rs_take_send_completion(struct rsock *rs, const struct ibv_wc *wc)
 			rs->sbuf_free += RS_MSG_VALUE(msg);
 		break;
 	}
-	if (wc->status != IBV_WC_SUCCESS)
-		rs_connection_lost(rs);
+}
+
+/* The message a successful receive brought, if any: true and *@msg. */
+static bool rs_received_message(struct rsock *rs, const struct ibv_wc *wc,
+				uint32_t *msg)
+{
+	const uint32_t *slots = (const uint32_t *)(rs->rbuf + rs->rbuf_size);
+
+	if (wc->wc_flags & IBV_WC_WITH_IMM) {
+		*msg = be32toh(wc->imm_data);
+		return true;
+	}
+	if (!rs->msg_send || wc->byte_len != RS_MSG_SIZE)
+		return false;
+	/* in the sender's byte order, as rdma-core's */
+	*msg = slots[(uint32_t)wc->wr_id % rs->rq_size];
+	if (rs->swap)
+		*msg = __builtin_bswap32(*msg);
+	return true;
 }
 
 /* Takes every completion there is, and reposts the receives it used. */
 void rs_poll_completions(struct rsock *rs)
 {
-	struct ibv_recv_wr rwr = { .wr_id = RS_WR_RECV }, *bad;
 	unsigned int repost = 0;
+	uint32_t msg;
 	struct ibv_wc wc[16];
 	int n, i;
 
@@ -200,8 +272,8 @@ void rs_poll_completions(struct rsock *rs)
 				continue;
 			}
 			repost++;
-			if (wc[i].wc_flags & IBV_WC_WITH_IMM)
-				rs_take_message(rs, be32toh(wc[i].imm_data));
+			if (rs_received_message(rs, &wc[i], &msg))
+				rs_take_message(rs, msg);
 		}
 	}
 	/*
@@ -213,13 +285,14 @@ void rs_poll_completions(struct rsock *rs)
 	if (n < 0)
 		rs_connection_lost(rs);
 	while (rs->phase == RS_CONNECTED && repost--)
-		if (ibv_post_recv(rs->id->qp, &rwr, &bad))
+		if (rs_post_recv(rs))
 			rs_connection_lost(rs);
 }
 
 bool rs_can_send(struct rsock *rs)
 {
-	return rs->phase == RS_CONNECTED && rs->can_write && rs->sqe_free &&
+	return rs->phase == RS_CONNECTED && rs->can_write &&
+	       rs->sqe_free >= rs_message_entries(rs) &&
 	       rs->sbuf_free >= RS_SEND_LOWAT && rs->sseq_no != rs->sseq_comp &&
 	       rs->target_sgl[rs->target_idx].length;
 }
