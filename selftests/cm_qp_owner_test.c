@@ -25,6 +25,11 @@
 #define SEND_OFF	0
 #define RECV_OFF	4096
 #define BUF_LEN		8192
+/*
+ * Up to two intruders of INTRUDER_MS each, beside the connection's own
+ * setup: the harness's 30 s is too short for siw under the debug kernel.
+ */
+#define OWNER_TIMEOUT_S	120
 
 FIXTURE(owner) {
 	struct vt_pair p;
@@ -179,7 +184,7 @@ static const char *qpn_str(char *buf, size_t len, struct ibv_qp *qp)
 }
 
 /* "rdma_connect ... with conn_param->qp_num set to A's client QP number" */
-TEST_F(owner, connect_naming_our_client_qp_gets_eacces)
+TEST_F_TIMEOUT(owner, connect_naming_our_client_qp_gets_eacces, OWNER_TIMEOUT_S)
 {
 	char qpn[16];
 
@@ -190,7 +195,7 @@ TEST_F(owner, connect_naming_our_client_qp_gets_eacces)
 	EXPECT_EQ(0, connection_intact(self, variant->type));
 }
 
-TEST_F(owner, connect_naming_our_server_qp_gets_eacces)
+TEST_F_TIMEOUT(owner, connect_naming_our_server_qp_gets_eacces, OWNER_TIMEOUT_S)
 {
 	char qpn[16];
 
@@ -201,7 +206,7 @@ TEST_F(owner, connect_naming_our_server_qp_gets_eacces)
 	EXPECT_EQ(0, connection_intact(self, variant->type));
 }
 
-TEST_F(owner, accept_naming_our_qps_gets_eacces)
+TEST_F_TIMEOUT(owner, accept_naming_our_qps_gets_eacces, OWNER_TIMEOUT_S)
 {
 	char qpn[16];
 
@@ -216,7 +221,7 @@ TEST_F(owner, accept_naming_our_qps_gets_eacces)
 }
 
 /* A QP of the intruder's own, not bound to the id: its own business. */
-TEST_F(owner, own_unbound_qp_goes_through)
+TEST_F_TIMEOUT(owner, own_unbound_qp_goes_through, OWNER_TIMEOUT_S)
 {
 	SKIP_UD_ON_IWARP();
 	EXPECT_EQ(0, intruder("connect", variant->name, "own"));
@@ -228,7 +233,7 @@ TEST_F(owner, own_unbound_qp_goes_through)
  * "A number that names no QP at all keeps today's behaviour": on iWARP,
  * whose CM takes the QP by its number, that is EINVAL, as on stock.
  */
-TEST_F(owner, number_of_no_qp_goes_through)
+TEST_F_TIMEOUT(owner, number_of_no_qp_goes_through, OWNER_TIMEOUT_S)
 {
 	int want = cm_on_iwarp() ? EINVAL : 0;
 
@@ -243,7 +248,7 @@ TEST_F(owner, number_of_no_qp_goes_through)
  * made on its device context's file may be named by a CM id, which lives
  * on an event channel's file. The request carries that number.
  */
-TEST_F(owner, own_process_may_name_its_qp_of_another_file)
+TEST_F_TIMEOUT(owner, own_process_may_name_its_qp_of_another_file, OWNER_TIMEOUT_S)
 {
 	struct vt_pair *p = &self->p;
 	enum rdma_port_space ps = variant->type == IBV_QPT_UD ? RDMA_PS_UDP :

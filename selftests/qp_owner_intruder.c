@@ -79,16 +79,19 @@ static int make_own_qp(struct intruder *in, struct ibv_context *verbs)
 	return 0;
 }
 
-/* The other end was told @seen, when its transport tells it: 0 or 1. */
-static int told_qpn(struct intruder *in, uint32_t seen, const char *what)
+/*
+ * The other end was told @seen in the request (@request) or the reply,
+ * when its transport tells it: 0 or 1.
+ */
+static int told_qpn(struct intruder *in, uint32_t seen, bool request)
 {
 	/* SIDR's request and MPA carry no QP number */
-	if (cm_on_iwarp() || (in->ps == RDMA_PS_UDP && !strcmp(what, "request")))
+	if (cm_on_iwarp() || (in->ps == RDMA_PS_UDP && request))
 		return 0;
 	if (seen == in->qpn)
 		return 0;
 	fprintf(stderr, "# qp_owner_intruder: %s says QP %u, sent %u\n",
-		what, seen, in->qpn);
+		request ? "request" : "reply", seen, in->qpn);
 	return 1;
 }
 
@@ -142,7 +145,7 @@ static int try_connect(struct intruder *in)
 	if (!ev)
 		return 1;
 	in->server = ev->id;
-	err = told_qpn(in, qpn_seen(in, ev), "request");
+	err = told_qpn(in, qpn_seen(in, ev), true);
 	rdma_ack_cm_event(ev);
 	if (rdma_reject(in->server, NULL, 0))
 		return fail("rdma_reject");
@@ -175,10 +178,19 @@ static int try_accept(struct intruder *in)
 		return 1;
 	cm_conn_param(&param, in->qpn, cm_rep_data, sizeof(cm_rep_data));
 	if (rdma_accept(in->server, &param)) {
+		/*
+		 * Rejected at once, before iWARP's MPA timer ends the
+		 * request: the client's first event being the rejection
+		 * shows the refused accept sent nothing.
+		 */
 		err = errno;
-		if (!cm_quiet(in->cch, CM_QUIET_MS))
-			return 1;
-		if (rdma_reject(in->server, NULL, 0))
+		/*
+		 * An accept the kernel's CM failed (iWARP's EINVAL for a
+		 * number of no QP) was rejected by rdma_accept() itself:
+		 * there is nothing left to reject.
+		 */
+		if (rdma_reject(in->server, NULL, 0) &&
+		    !(err == EINVAL && errno == EINVAL))
 			return fail("rdma_reject after the refused accept");
 		return client_refused(in) ? 1 : err;
 	}
@@ -188,7 +200,7 @@ static int try_accept(struct intruder *in)
 	ev = cm_expect(in->cch, answer, in->client, CM_TIMEOUT_MS);
 	if (!ev)
 		return 1;
-	ret = told_qpn(in, qpn_seen(in, ev), "reply");
+	ret = told_qpn(in, qpn_seen(in, ev), false);
 	rdma_ack_cm_event(ev);
 	if (in->ps == RDMA_PS_UDP)
 		return ret;
