@@ -161,10 +161,18 @@ int cm_get_events(struct cm_channel *chan, struct cm_event *ack,
 		  struct rdma_cm_event **events, unsigned int max);
 int cm_get_event(struct cm_channel *chan, struct cm_event *ack,
 		 struct rdma_cm_event **event);
+struct rdma_cm_id *cm_channel_id(struct cm_channel *chan, uint32_t handle);
+
+/* cm_ack.c */
+int cm_ack_handles(struct cm_channel *chan, const uint32_t *handles,
+		   unsigned int num);
+unsigned int cm_take_pending_acks(struct cm_channel *chan, uint32_t *out);
+int cm_ack_handle(struct cm_channel *chan, uint32_t handle);
+void cm_keep_acks(struct cm_channel *chan, const uint32_t *acks,
+		  unsigned int num);
 int cm_ack_event(struct cm_event *evt);
 int cm_destroy_kernel_id(struct cm_channel *chan, uint32_t handle);
 int cm_channel_flush_acks(struct cm_channel *chan);
-struct rdma_cm_id *cm_channel_id(struct cm_channel *chan, uint32_t handle);
 void cm_channel_wait_acks_begin(struct cm_channel *chan);
 void cm_channel_wait_acks_end(struct cm_channel *chan);
 
