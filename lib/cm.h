@@ -155,12 +155,7 @@ void cm_channel_set_dying(struct cm_channel *chan, struct cm_id *id,
 			  bool dying);
 void cm_channel_migration_begin(struct cm_channel *chan);
 void cm_channel_migration_end(struct cm_channel *chan);
-/* rdmachan_get_cm_events() takes at most this many per call */
-#define CM_MAX_EVENTS_PER_CALL 256
-int cm_get_events(struct cm_channel *chan, struct cm_event *ack,
-		  struct rdma_cm_event **events, unsigned int max);
-int cm_get_event(struct cm_channel *chan, struct cm_event *ack,
-		 struct rdma_cm_event **event);
+struct cm_id *cm_channel_event_id(struct cm_channel *chan, uint32_t handle);
 struct rdma_cm_id *cm_channel_id(struct cm_channel *chan, uint32_t handle);
 
 /* cm_ack.c */
@@ -176,11 +171,19 @@ int cm_channel_flush_acks(struct cm_channel *chan);
 void cm_channel_wait_acks_begin(struct cm_channel *chan);
 void cm_channel_wait_acks_end(struct cm_channel *chan);
 
+/* cm_event.c */
+/* rdmachan_get_cm_events() takes at most this many per call */
+#define CM_MAX_EVENTS_PER_CALL 256
+int cm_get_events(struct cm_channel *chan, struct cm_event *ack,
+		  struct rdma_cm_event **events, unsigned int max);
+int cm_get_event(struct cm_channel *chan, struct cm_event *ack,
+		 struct rdma_cm_event **event);
+int cm_complete(struct cm_id *id);
+
 /* cm_id.c */
 int cm_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id,
 		 void *context, enum rdma_port_space ps,
 		 enum ibv_qp_type qp_type);
-int cm_complete(struct cm_id *id);
 int cm_destroy_id(struct rdma_cm_id *id);
 int cm_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr);
 int cm_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
@@ -201,7 +204,5 @@ int cm_create_qp(struct cm_id *id, struct ibv_pd *pd,
 
 /* cm_mcast.c */
 void cm_leave_all(struct cm_id *id);
-int cm_mcast_joined(struct cm_id *cid, uint32_t handle,
-		    const struct ibv_ah_attr *ah_attr);
 
 #endif /* RDMACHAN_LIB_CM_H */

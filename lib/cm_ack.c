@@ -180,14 +180,6 @@ RDMACHAN_EXPORT int rdma_ack_cm_event(struct rdma_cm_event *event)
 	return cm_ack_event(to_cm_event(event));
 }
 
-RDMACHAN_EXPORT int rdmachan_get_cm_events(struct rdma_event_channel *channel,
-					   struct rdma_cm_event **events, int max)
-{
-	if (!channel || !events || max <= 0)
-		return cm_err(EINVAL);
-	return cm_get_events(to_cm_chan(channel), NULL, events, max);
-}
-
 RDMACHAN_EXPORT int rdmachan_ack_cm_events(struct rdma_cm_event **events, int num)
 {
 	int i, ret = 0, err = 0;

@@ -204,37 +204,6 @@ static void cm_ack_id_event(struct cm_id *id)
 	}
 }
 
-/*
- * A synchronous id waits for the event that completes its operation, after
- * acknowledging the previous one (in the same call when it can).
- */
-int cm_complete(struct cm_id *id)
-{
-	struct rdma_cm_event *event;
-	struct cm_event *prev = NULL;
-	int status;
-
-	if (!id->sync)
-		return 0;
-	if (id->id.event) {
-		prev = to_cm_event(id->id.event);
-		id->id.event = NULL;
-		if (prev->chan != id->chan) {
-			cm_ack_event(prev);
-			prev = NULL;
-		}
-	}
-	if (cm_get_event(id->chan, prev, &event))
-		return -1;
-	id->id.event = event;
-	status = event->status;
-	if (!status)
-		return 0;
-	if (event->event == RDMA_CM_EVENT_REJECTED)
-		return cm_err(ECONNREFUSED);
-	return cm_err(status < 0 ? -status : status);
-}
-
 int cm_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id,
 		 void *context, enum rdma_port_space ps,
 		 enum ibv_qp_type qp_type)

@@ -7,7 +7,8 @@
  * the id's QP to the group before MULTICAST_JOIN is delivered and detaches
  * it on leave, so the library keeps only the joins' addresses and handles;
  * leaving destroys the handle, which waits for the join's events to be
- * acknowledged.
+ * acknowledged. A QP the module does not own (bypass mode) is attached by
+ * the library as MULTICAST_JOIN is read (cm_event.c) and detached here.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -98,32 +99,6 @@ static int cm_leave(struct cm_id *cid, struct cm_mcast *mc)
 	if (cm_destroy_kernel_id(cid->chan, mc->handle))
 		ret = -1;
 	free(mc);
-	return ret;
-}
-
-/*
- * MULTICAST_JOIN of join @handle came with the group's @ah_attr: the
- * id's QP joins it (for a QP the module does not own). 0 or an errno.
- */
-int cm_mcast_joined(struct cm_id *cid, uint32_t handle,
-		    const struct ibv_ah_attr *ah_attr)
-{
-	struct cm_mcast *mc;
-	int ret = 0;
-
-	pthread_mutex_lock(&cid->mc_lock);
-	for (mc = cid->mc_list; mc && mc->handle != handle; mc = mc->next)
-		;
-	if (mc && !mc->attached && cid->id.qp) {
-		ret = cm_verbs()->attach_mcast(cid->id.qp, &ah_attr->grh.dgid,
-				      ah_attr->dlid);
-		if (!ret) {
-			mc->mgid = ah_attr->grh.dgid;
-			mc->mlid = ah_attr->dlid;
-			mc->attached = true;
-		}
-	}
-	pthread_mutex_unlock(&cid->mc_lock);
 	return ret;
 }
 
