@@ -153,8 +153,7 @@ void cm_channel_insert(struct cm_channel *chan, struct cm_id *id);
 void cm_channel_remove(struct cm_channel *chan, struct cm_id *id);
 void cm_channel_set_dying(struct cm_channel *chan, struct cm_id *id,
 			  bool dying);
-void cm_channel_migration_begin(struct cm_channel *chan);
-void cm_channel_migration_end(struct cm_channel *chan);
+int cm_id_migrate(struct cm_id *id, struct cm_channel *dest);
 struct cm_id *cm_channel_event_id(struct cm_channel *chan, uint32_t handle);
 struct rdma_cm_id *cm_channel_id(struct cm_channel *chan, uint32_t handle);
 
@@ -170,6 +169,13 @@ int cm_destroy_kernel_id(struct cm_channel *chan, uint32_t handle);
 int cm_channel_flush_acks(struct cm_channel *chan);
 void cm_channel_wait_acks_begin(struct cm_channel *chan);
 void cm_channel_wait_acks_end(struct cm_channel *chan);
+
+/* cm_id_object.c */
+struct cm_id *cm_id_alloc(struct cm_channel *chan, void *context,
+			  enum rdma_port_space ps, enum ibv_qp_type qp_type);
+void cm_id_free(struct cm_id *id);
+int cm_id_set_route(struct cm_id *id, const struct rdmachan_cm_route *route);
+socklen_t cm_addr_len(const struct sockaddr *addr);
 
 /* cm_event.c */
 /* rdmachan_get_cm_events() takes at most this many per call */
@@ -191,12 +197,6 @@ int cm_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 int cm_resolve_route(struct rdma_cm_id *id, int timeout_ms);
 int cm_set_option(struct rdma_cm_id *id, int level, int optname,
 		  void *optval, size_t optlen);
-struct cm_id *cm_id_alloc(struct cm_channel *chan, void *context,
-			  enum rdma_port_space ps, enum ibv_qp_type qp_type);
-void cm_id_free(struct cm_id *id);
-int cm_id_set_route(struct cm_id *id, const struct rdmachan_cm_route *route);
-int cm_id_migrate(struct cm_id *id, struct cm_channel *dest);
-socklen_t cm_addr_len(const struct sockaddr *addr);
 
 /* cm_qp.c */
 int cm_create_qp(struct cm_id *id, struct ibv_pd *pd,

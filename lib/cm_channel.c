@@ -156,14 +156,14 @@ void cm_channel_set_dying(struct cm_channel *chan, struct cm_id *id,
  * insertion of the id, an event of the id may already be read here, and
  * its lookup must wait for the insertion rather than drop the event.
  */
-void cm_channel_migration_begin(struct cm_channel *chan)
+static void cm_channel_migration_begin(struct cm_channel *chan)
 {
 	pthread_mutex_lock(&chan->lock);
 	chan->migrating++;
 	pthread_mutex_unlock(&chan->lock);
 }
 
-void cm_channel_migration_end(struct cm_channel *chan)
+static void cm_channel_migration_end(struct cm_channel *chan)
 {
 	pthread_mutex_lock(&chan->lock);
 	chan->migrating--;
@@ -194,6 +194,51 @@ struct rdma_cm_id *cm_channel_id(struct cm_channel *chan, uint32_t handle)
 	id = cm_lookup(chan, handle);
 	pthread_mutex_unlock(&chan->lock);
 	return id ? &id->id : NULL;
+}
+
+/*
+ * Move @id to @dest, or to a channel of its own when @dest is NULL. The
+ * kernel waits until every event read for the id on its old channel has
+ * been acknowledged, then moves the id and its queued events.
+ */
+int cm_id_migrate(struct cm_id *id, struct cm_channel *dest)
+{
+	struct rdmachan_migrate_id cmd = { .size = sizeof(cmd) };
+	struct cm_channel *old = id->chan, *to = dest;
+	bool was_sync = id->sync;
+	int ret, err;
+
+	if (!to) {
+		to = cm_channel_create();
+		if (!to)
+			return -1;
+	}
+	cmd.fd = old->ch.fd;
+	cmd.handle = id->handle;
+
+	cm_channel_migration_begin(to);
+	/* The kernel waits for the acknowledgements of the old channel. */
+	cm_channel_wait_acks_begin(old);
+	ret = rdmachan_ioctl(to->ch.fd, RDMACHAN_IOC_MIGRATE_ID, &cmd);
+	err = errno;
+	cm_channel_wait_acks_end(old);
+	if (ret) {
+		cm_channel_migration_end(to);
+		if (!dest)
+			cm_channel_destroy(to);
+		return cm_err(err);
+	}
+	cm_channel_remove(old, id);
+	id->handle = cmd.out_handle;
+	id->chan = to;
+	id->id.channel = &to->ch;
+	id->sync = !dest;
+	cm_channel_insert(to, id);
+	cm_channel_migration_end(to);
+
+	if (was_sync)
+		cm_channel_destroy(old);
+	return 0;
 }
 
 RDMACHAN_EXPORT struct rdma_event_channel *rdma_create_event_channel(void)
