@@ -165,6 +165,7 @@ int cm_ack_handle(struct cm_channel *chan, uint32_t handle);
 void cm_keep_acks(struct cm_channel *chan, const uint32_t *acks,
 		  unsigned int num);
 int cm_ack_event(struct cm_event *evt);
+void cm_ack_id_event(struct cm_id *id);
 int cm_destroy_kernel_id(struct cm_channel *chan, uint32_t handle);
 int cm_channel_flush_acks(struct cm_channel *chan);
 void cm_channel_wait_acks_begin(struct cm_channel *chan);

@@ -120,6 +120,15 @@ int cm_ack_event(struct cm_event *evt)
 	return ret;
 }
 
+/* Acknowledges the event a synchronous id keeps in id->event, if any. */
+void cm_ack_id_event(struct cm_id *id)
+{
+	if (id->id.event) {
+		cm_ack_event(to_cm_event(id->id.event));
+		id->id.event = NULL;
+	}
+}
+
 /*
  * Around a kernel call that waits for acknowledgements of @chan: flush
  * the pending ones, and send any that come meanwhile at once.
