@@ -202,6 +202,8 @@ int cm_set_option(struct rdma_cm_id *id, int level, int optname,
 /* cm_qp.c */
 int cm_create_qp(struct cm_id *id, struct ibv_pd *pd,
 		 struct ibv_qp_init_attr *qp_init_attr);
+void cm_destroy_qp(struct rdma_cm_id *id);
+void cm_destroy_srq(struct rdma_cm_id *id);
 
 /* cm_mcast.c */
 void cm_leave_all(struct cm_id *id);
