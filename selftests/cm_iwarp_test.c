@@ -11,6 +11,8 @@
  */
 #include <pthread.h>
 
+#include <rdma/rsocket.h>
+
 #include "verbs_test.h"
 #include "kselftest_harness.h"
 
@@ -120,6 +122,27 @@ TEST_F(iwarp, service_lookup_is_refused)
 {
 	IWARP_ONLY();
 	connect_is_refused(_metadata, self, RDMA_PS_UDP, 0);
+}
+
+/*
+ * A datagram rsocket sends over a UD QP, which iWARP has not: its first
+ * send fails, as stock's does there, and the rsocket closes cleanly.
+ */
+TEST_F(iwarp, datagram_rsocket_send_is_refused)
+{
+	struct sockaddr_in to;
+	char byte = 1;
+	int rs;
+
+	IWARP_ONLY();
+	cm_sockaddr(&to, cm_test_addr(), 7471);
+	rs = rsocket(AF_INET, SOCK_DGRAM, 0);
+	ASSERT_LE(0, rs) TH_LOG("rsocket: %s", strerror(errno));
+	errno = 0;
+	EXPECT_EQ(-1, rsendto(rs, &byte, 1, 0, (struct sockaddr *)&to,
+			      sizeof(to)));
+	EXPECT_EQ(EOPNOTSUPP, errno) TH_LOG("%s", strerror(errno));
+	EXPECT_EQ(0, rclose(rs));
 }
 
 /* MPA carries more private data than IB's REQ and REP: all of it arrives. */

@@ -31,9 +31,10 @@ t_rstream() {
 		{ show "$work/server.log"; show "$work/client.log"; return 1; }
 }
 
-# t_rcopy SSTACK CSTACK: a 3 MB file of random bytes arrives byte for byte
+# t_rcopy SSTACK CSTACK: a file of random bytes ($rcopy_bytes, 3 MB by
+# default) arrives byte for byte
 t_rcopy() {
-	head -c 3000000 /dev/urandom >"$work/source"
+	head -c "${rcopy_bytes:-3000000}" /dev/urandom >"$work/source"
 	rm -f "$work/copy"
 	persistent_server=1
 	pair "$1" "$2" "cm_listening 7491" "rcopy -p 7491" \

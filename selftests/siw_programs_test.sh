@@ -6,9 +6,9 @@
 # ends on rdmachan, and rdmachan against stock both ways, in each of
 # librdmachan's modes (compat-common.sh's checks of each end's success
 # lines). The programs are the arguments, compat-common.sh's t_* or the
-# perftest runs below; by default the CM's own: rping, ucmatose,
-# rdma_server/rdma_client and cmtime (siw_perftest_test.sh and
-# siw_qperf_test.sh run the others).
+# perftest runs below; by default the CM's own: rping (and -q), ucmatose,
+# rdma_server/rdma_client and cmtime (siw_perftest_test.sh,
+# siw_qperf_test.sh and siw_rsocket_test.sh run the others).
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/tap.sh"
 if [ "${RDMACHAN_TRANSPORT:-}" != iwarp ]; then
@@ -19,6 +19,7 @@ if [ "${RDMACHAN_TRANSPORT:-}" != iwarp ]; then
 fi
 . "$here/compat-common.sh"
 . "$here/perftest-common.sh"
+. "$here/rsocket-common.sh"
 
 # in_mode MODE COMMAND...: COMMAND with librdmachan in MODE
 in_mode() {
@@ -43,7 +44,24 @@ p_read_lat() {
 	perftest "$1" "$2" 18733 32 200 "ib_read_lat -R -d $dev -s 32 -n 200" "$cm_qps"
 }
 
-[ $# -gt 0 ] || set -- t_rping t_ucmatose t_rdma_server t_cmtime
+# rsockets, whose messages are sends on iWARP; a stock client's rpoll
+# (-T a) takes a prompt goodbye for an error (rsocket-common.sh), so the
+# clients here block (-T b) or do not (-T n). Small transfers: siw's data
+# path under the debug kernel moves about a megabyte a second.
+p_rstream() {
+	t_rstream "$1" "$2" rstream 100 "-S 4096 -T b -T v"
+}
+p_rstream_nonblocking() {
+	t_rstream "$1" "$2" rstream 10 "-S 65536 -T n -T v"
+}
+p_riostream() {
+	t_rstream "$1" "$2" riostream 20 "-S 16384 -T v"
+}
+p_rcopy() {
+	rcopy_bytes=300000 t_rcopy "$1" "$2"
+}
+
+[ $# -gt 0 ] || set -- t_rping t_rping_q t_ucmatose t_rdma_server t_cmtime
 modes=kernel
 ! bypass_offered || modes="kernel bypass"
 nmodes=$(echo "$modes" | wc -w)
