@@ -207,18 +207,24 @@ $(COMPAT_SO): $(COMPAT_LIB_OBJS) $(COMPAT_OBJS) $(COMPAT)/compat.map
 $(COMPAT)/librdmacm.so.1: $(COMPAT_SO)
 	ln -sf libibverbs.so.1 $@
 
+# The system's libibverbs.so.1, whose presence bypass mode needs: where
+# the compiler finds it (Debian's multiarch directory).
+SYSTEM_VERBS := $(abspath $(shell $(CC) -print-file-name=libibverbs.so.1))
+
 $(RUN): compat/rdmachan-run.in
 	@mkdir -p $(dir $@)
 	sed -e 's|@COMPATDIR@|$(CURDIR)/$(COMPAT)|' \
 		-e 's|@BYPASSDIR@|$(CURDIR)/$(BYPASS)|' \
-		-e 's|@MODETOOL@|$(CURDIR)/$(MODE_TOOL)|' $< >$@
+		-e 's|@MODETOOL@|$(CURDIR)/$(MODE_TOOL)|' \
+		-e 's|@SYSTEMVERBS@|$(SYSTEM_VERBS)|' $< >$@
 	chmod 755 $@
 
 $(COMPAT)/rdmachan-run.install: compat/rdmachan-run.in Makefile
 	@mkdir -p $(dir $@)
 	sed -e 's|@COMPATDIR@|$(COMPAT_LIBDIR)|' \
 		-e 's|@BYPASSDIR@|$(BYPASS_LIBDIR)|' \
-		-e 's|@MODETOOL@|$(COMPAT_LIBDIR)/rdmachan-mode|' $< >$@
+		-e 's|@MODETOOL@|$(COMPAT_LIBDIR)/rdmachan-mode|' \
+		-e 's|@SYSTEMVERBS@|$(SYSTEM_VERBS)|' $< >$@
 
 # librdmachan linked in, so that it runs from wherever it is installed.
 $(MODE_TOOL): tools/rdmachan-mode.c $(LIB_A)

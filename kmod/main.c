@@ -2,6 +2,7 @@
 /*
  * rdmachan: the /dev/rdmachan misc device, its files and ioctl dispatch.
  */
+#include <linux/device.h>
 #include <linux/fs.h>
 #include <linux/kmod.h>
 #include <linux/miscdevice.h>
@@ -10,6 +11,7 @@
 #include <linux/nospec.h>
 #include <linux/poll.h>
 #include <linux/slab.h>
+#include <linux/sysfs.h>
 #include <linux/uaccess.h>
 
 #include "ioctl_args.h"
@@ -336,10 +338,39 @@ const struct file_operations rdmachan_fops = {
 	.show_fdinfo = rdmachan_show_fdinfo,
 };
 
+static u64 rdmachan_features(void)
+{
+	u64 features = RDMACHAN_FEATURE_DEVICE_QUERY | RDMACHAN_FEATURE_CM |
+		       RDMACHAN_FEATURE_VERBS | RDMACHAN_FEATURE_ASYNC_EVENTS |
+		       RDMACHAN_FEATURE_INTROSPECT | RDMACHAN_FEATURE_CQ_RING;
+
+	if (rdmachan_user_qp_supported())
+		features |= RDMACHAN_FEATURE_USER_QP;
+	return features;
+}
+
+/*
+ * The features GET_INFO reports, readable without opening the device:
+ * rdmachan-run chooses its libraries from it with no process of its own.
+ */
+static ssize_t features_show(struct device *dev,
+			     struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%#llx\n", rdmachan_features());
+}
+static DEVICE_ATTR_RO(features);
+
+static struct attribute *rdmachan_attrs[] = {
+	&dev_attr_features.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(rdmachan);
+
 static struct miscdevice rdmachan_misc = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = "rdmachan",
 	.fops = &rdmachan_fops,
+	.groups = rdmachan_groups,
 	.mode = 0666,
 };
 
@@ -350,13 +381,7 @@ int rdmachan_cmd_get_info(struct rdmachan_call *call, void *arg)
 	if (cmd->__reserved)
 		return -EINVAL;
 	cmd->out_abi_version = RDMACHAN_ABI_VERSION;
-	cmd->out_features = RDMACHAN_FEATURE_DEVICE_QUERY | RDMACHAN_FEATURE_CM |
-			    RDMACHAN_FEATURE_VERBS |
-			    RDMACHAN_FEATURE_ASYNC_EVENTS |
-			    RDMACHAN_FEATURE_INTROSPECT |
-			    RDMACHAN_FEATURE_CQ_RING;
-	if (rdmachan_user_qp_supported())
-		cmd->out_features |= RDMACHAN_FEATURE_USER_QP;
+	cmd->out_features = rdmachan_features();
 	return 0;
 }
 

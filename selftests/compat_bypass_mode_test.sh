@@ -85,6 +85,30 @@ kernel_mode_forced() {
 		{ echo "# $out"; return 1; }
 }
 
+# "no extra process on the start path": rdmachan-run reads the module's
+# features from sysfs and runs rdmachan-mode only where it cannot; a copy
+# whose rdmachan-mode leaves a mark tells which, and both ways choose the
+# same libraries
+mode_read_without_a_process() {
+	printf '#!/bin/sh\necho called >>%s\nexec %s\n' "$work/tool-calls" \
+		"$mode_tool" >"$work/mode-tool"
+	chmod +x "$work/mode-tool"
+	sed "s|^mode_tool=.*|mode_tool=$work/mode-tool|" "$run" >"$work/run"
+	chmod +x "$work/run"
+	rm -f "$work/tool-calls"
+	# shellcheck disable=SC2016
+	direct=$(RDMACHAN_MODE='' "$work/run" sh -c 'echo "$LD_LIBRARY_PATH"')
+	[ ! -e "$work/tool-calls" ] ||
+		{ echo "# rdmachan-mode ran with the features readable"; return 1; }
+	# shellcheck disable=SC2016
+	probed=$(RDMACHAN_MODE='' RDMACHAN_FEATURES_FILE=/nonexistent \
+		"$work/run" sh -c 'echo "$LD_LIBRARY_PATH"')
+	[ -e "$work/tool-calls" ] ||
+		{ echo "# rdmachan-mode did not run without the features"; return 1; }
+	[ "$direct" = "$probed" ] ||
+		{ echo "# sysfs chose $direct, rdmachan-mode $probed"; return 1; }
+}
+
 unknown_mode_refused() {
 	RDMACHAN_MODE=fast "$run" true 2>"$work/err"
 	rc=$?
@@ -94,7 +118,7 @@ unknown_mode_refused() {
 
 offered=
 bypass_offered && offered=1
-tap_plan 5
+tap_plan 6
 if [ -n "$offered" ]; then
 	tap_test "bypass mode: rdmachan's librdmacm over the system's libibverbs" \
 		bypass_libraries_load
@@ -106,6 +130,8 @@ else
 fi
 tap_test "RDMACHAN_MODE=kernel: the kernel-owned drop-ins" kernel_mode_forced
 tap_test "an unknown RDMACHAN_MODE is refused" unknown_mode_refused
+tap_test "rdmachan-run chooses the mode without a process of its own" \
+	mode_read_without_a_process
 if [ -n "$offered" ]; then
 	tap_test "bypass mode: rping's QPs are its own uverbs QPs" qps_are_the_programs
 else

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "rdmachan_verbs_raw.h"
 #include "kselftest_harness.h"
@@ -868,6 +869,35 @@ TEST(get_info_reports_abi_and_features)
 	EXPECT_EQ(RDMACHAN_FEATURE_DEVICE_QUERY,
 		  info.out_features & RDMACHAN_FEATURE_DEVICE_QUERY);
 	close(fd);
+}
+
+/* sysfs says what GET_INFO says, read-only, in hexadecimal with a newline. */
+TEST(sysfs_features_match_get_info)
+{
+	const char *path = "/sys/class/misc/rdmachan/features";
+	struct rdmachan_get_info info = { .size = sizeof(info) };
+	int fd = open("/dev/rdmachan", O_RDWR);
+	char text[32], want[32];
+	struct stat st;
+	ssize_t len;
+	int sfd;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, RDMACHAN_IOC_GET_INFO, &info));
+	close(fd);
+	ASSERT_EQ(0, stat(path, &st));
+	EXPECT_EQ(0444, st.st_mode & 07777);
+	sfd = open(path, O_RDONLY);
+	ASSERT_LE(0, sfd);
+	len = read(sfd, text, sizeof(text) - 1);
+	close(sfd);
+	ASSERT_LT(0, len);
+	text[len] = 0;
+	snprintf(want, sizeof(want), "%#llx\n",
+		 (unsigned long long)info.out_features);
+	EXPECT_STREQ(want, text);
+	EXPECT_EQ(-1, open(path, O_WRONLY));
+	EXPECT_EQ(EACCES, errno);
 }
 
 TEST(list_devices_counts_and_strides)

@@ -93,6 +93,9 @@ enum rdmachan_gid_type {
  * @out_abi_version: RDMACHAN_ABI_VERSION of the loaded module
  * @__reserved: must be 0
  * @out_features: RDMACHAN_FEATURE_* bits the module supports
+ *
+ * The same bits are in /sys/class/misc/rdmachan/features, in hexadecimal
+ * ("0x7f\n"), for whoever wants them without opening the device.
  */
 struct rdmachan_get_info {
 	__u32 size;
