@@ -203,10 +203,13 @@ struct rs_iter {
 /* rsocket_table.c */
 struct rsock *rs_get(int fd);
 int rs_err(int err);
+int rs_table_set(int fd, struct rsock *rs);
 int rs_add(struct rsock *rs);
+void rs_set_fd_nonblock(int fd, bool on);
+
+/* rsocket_alloc.c */
 struct rsock *rs_alloc(int domain, int type, struct rsock *parent);
 void rs_release(struct rsock *rs);
-void rs_set_fd_nonblock(int fd, bool on);
 
 /*
  * A destroy that fails does so before it starts (an allocation, a user
