@@ -94,6 +94,8 @@ _Static_assert(sizeof(struct rs_wire_conn) == 40, "rsocket connect data");
 
 /* How long a wait polls the CQ before it sleeps, as rdma-core's rsockets. */
 #define RS_SPIN_US		10
+/* How long a connect's address and route resolutions may take each. */
+#define RS_RESOLVE_TIMEOUT_MS	2000
 
 #define RS_DEFAULT_QUEUE	384u
 #define RS_MIN_QUEUE		16u
@@ -237,9 +239,12 @@ void rs_format_conn(struct rsock *rs, struct rs_wire_conn *c);
 int rs_take_conn(struct rsock *rs, const void *data, uint8_t len);
 int rs_post_recv(struct rsock *rs);
 
-/* rsocket_conn.c */
-int rs_connect_step(struct rsock *rs);
+/* rsocket_cm.c */
+int rs_event_errno(const struct rdma_cm_event *ev);
 void rs_take_cm_events(struct rsock *rs);
+int rs_connect_step(struct rsock *rs);
+
+/* rsocket_conn.c */
 int rs_disconnect(struct rsock *rs);
 
 /* rsocket_wire.c */
