@@ -283,6 +283,5 @@ void rs_keepalive_remove(struct rsock *rs);
 
 /* rsocket_iomap.c */
 int rs_publish_iomaps(struct rsock *rs, bool nonblock);
-void rs_free_iomaps(struct rsock *rs);
 
 #endif

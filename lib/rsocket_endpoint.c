@@ -2,7 +2,8 @@
 /*
  * An rsocket's endpoint: its CQ and RC QP, the buffers the peer writes
  * into (receive buffer, target SGL and iomap) and the send buffer, and the
- * connect data that tells the peer where they are.
+ * connect data that tells the peer where they are. Its teardown frees the
+ * iomaps registered on it (riomap(), rsocket_iomap.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -148,6 +149,17 @@ int rs_create_endpoint(struct rsock *rs)
 		if (rs_post_recv(rs))
 			return -1;
 	return 0;
+}
+
+static void rs_free_iomaps(struct rsock *rs)
+{
+	while (rs->iomaps) {
+		struct rs_iomap_region *r = rs->iomaps;
+
+		rs->iomaps = r->next;
+		ibv_dereg_mr(r->mr);
+		free(r);
+	}
 }
 
 void rs_destroy_endpoint(struct rsock *rs)

@@ -69,17 +69,6 @@ int rs_publish_iomaps(struct rsock *rs, bool nonblock)
 	return 0;
 }
 
-void rs_free_iomaps(struct rsock *rs)
-{
-	while (rs->iomaps) {
-		struct rs_iomap_region *r = rs->iomaps;
-
-		rs->iomaps = r->next;
-		ibv_dereg_mr(r->mr);
-		free(r);
-	}
-}
-
 RDMACHAN_EXPORT off_t riomap(int socket, void *buf, size_t len, int prot,
 			     int flags, off_t offset)
 {
