@@ -268,14 +268,17 @@ int rs_wait_for(struct rsock *rs, bool (*ready)(struct rsock *rs),
 bool rs_sendable(struct rsock *rs);
 void rs_update_credits(struct rsock *rs);
 
-/* rsocket_data.c */
+/* rsocket_iov.c */
 size_t rs_iov_total(const struct iovec *iov, int cnt, int *err);
 void rs_iter_copy(struct rs_iter *it, uint8_t *buf, size_t len, bool out);
-int rs_stage(struct rsock *rs, struct rs_iter *it, uint32_t len,
-	     struct ibv_sge *sgl);
+const void *rs_iter_flat(struct rs_iter *it, size_t len);
+
+/* rsocket_transfer.c */
 int rs_ready_to_transfer(struct rsock *rs);
 int rs_wait_to_send(struct rsock *rs, bool nonblock);
 uint32_t rs_next_piece(struct rsock *rs, uint32_t *piece, size_t left);
+int rs_stage(struct rsock *rs, struct rs_iter *it, uint32_t len,
+	     struct ibv_sge *sgl);
 
 /* rsocket_opts.c */
 int rs_keepalive_add(struct rsock *rs);

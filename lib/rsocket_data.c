@@ -11,94 +11,6 @@
 #include "internal.h"
 #include "rsocket_dgram.h"
 
-size_t rs_iov_total(const struct iovec *iov, int cnt, int *err)
-{
-	size_t total = 0;
-	int i;
-
-	for (i = 0; i < cnt; i++) {
-		if (!iov[i].iov_base && iov[i].iov_len) {
-			*err = EFAULT;
-			return 0;
-		}
-		total += iov[i].iov_len;
-	}
-	return total;
-}
-
-/* Copies @len bytes between @it and @buf (to @buf when @out), advancing. */
-void rs_iter_copy(struct rs_iter *it, uint8_t *buf, size_t len, bool out)
-{
-	while (len) {
-		size_t n = it->iov->iov_len - it->off;
-		uint8_t *p = (uint8_t *)it->iov->iov_base + it->off;
-
-		if (!n) {
-			it->iov++;
-			it->cnt--;
-			it->off = 0;
-			continue;
-		}
-		if (n > len)
-			n = len;
-		if (out)
-			memcpy(buf, p, n);
-		else
-			memcpy(p, buf, n);
-		buf += n;
-		len -= n;
-		it->off += n;
-	}
-}
-
-/* The next @len bytes of @it lie in one iovec: where, or NULL. */
-static const void *rs_iter_flat(struct rs_iter *it, size_t len)
-{
-	while (it->cnt && it->off == it->iov->iov_len) {
-		it->iov++;
-		it->cnt--;
-		it->off = 0;
-	}
-	if (!it->cnt || it->iov->iov_len - it->off < len)
-		return NULL;
-	return (const uint8_t *)it->iov->iov_base + it->off;
-}
-
-/*
- * Points @sgl at the next @len bytes of @it: in place when they are few
- * enough to go inline and lie in one iovec, else copied into the send
- * buffer's ring (two pieces where it wraps). Returns the number of pieces.
- */
-int rs_stage(struct rsock *rs, struct rs_iter *it, uint32_t len,
-	     struct ibv_sge *sgl)
-{
-	const void *flat = len <= rs->inline_size ? rs_iter_flat(it, len) : NULL;
-	uint32_t first = rs->sbuf_size - rs->sbuf_head;
-
-	if (flat) {
-		sgl[0].addr = (uintptr_t)flat;
-		sgl[0].length = len;
-		sgl[0].lkey = 0;
-		it->off += len;
-		return 1;
-	}
-	if (first > len)
-		first = len;
-	sgl[0].addr = (uintptr_t)(rs->sbuf + rs->sbuf_head);
-	sgl[0].length = first;
-	sgl[0].lkey = rs->smr->lkey;
-	rs_iter_copy(it, rs->sbuf + rs->sbuf_head, first, true);
-	rs->sbuf_head = (rs->sbuf_head + len) % rs->sbuf_size;
-	rs->sbuf_free -= len;
-	if (first == len)
-		return 1;
-	sgl[1].addr = (uintptr_t)rs->sbuf;
-	sgl[1].length = len - first;
-	sgl[1].lkey = rs->smr->lkey;
-	rs_iter_copy(it, rs->sbuf, len - first, true);
-	return 2;
-}
-
 /* Writes the next @len bytes of @it to the peer, as one data message. */
 static int rs_write_data(struct rsock *rs, struct rs_iter *it, uint32_t len)
 {
@@ -116,33 +28,6 @@ static int rs_write_data(struct rsock *rs, struct rs_iter *it, uint32_t len)
 		rs->target_idx = (rs->target_idx + 1) % RS_TARGET_SGES;
 	return rs_post_write(rs, sgl, nsge, RS_MSG(RS_OP_DATA, len), true,
 			     addr, key);
-}
-
-/*
- * Waits (or not) until a send can go: 0, or the errno that ends it
- * (ECONNRESET once the connection or our writing side is over).
- */
-int rs_wait_to_send(struct rsock *rs, bool nonblock)
-{
-	if (!rs_can_send(rs) && rs_wait_for(rs, rs_sendable, nonblock))
-		return errno;
-	if (rs->phase != RS_CONNECTED || !rs->can_write)
-		return ECONNRESET;
-	return 0;
-}
-
-/*
- * The size of the next write of @left bytes: pieces that grow from 2 KB,
- * so that the first arrives soon and the later ones fill the pipe, and
- * that fit the send buffer.
- */
-uint32_t rs_next_piece(struct rsock *rs, uint32_t *piece, size_t left)
-{
-	uint32_t len = left < *piece ? (uint32_t)left : *piece;
-
-	if (*piece < RS_MAX_XFER)
-		*piece <<= 1;
-	return len < rs->sbuf_free ? len : rs->sbuf_free;
 }
 
 /* The rsocket of a call on @iov, and the bytes it holds; NULL and errno. */
@@ -166,18 +51,6 @@ static struct rsock *rs_iov_call(int socket, const struct iovec *iov,
 		return NULL;
 	}
 	return rs;
-}
-
-/* A nonblocking connect still under way is EAGAIN, as rdma-core's. */
-int rs_ready_to_transfer(struct rsock *rs)
-{
-	if (rs->phase >= RS_RESOLVING_ADDR && rs->phase <= RS_CONNECTING) {
-		if (rs_connect_step(rs))
-			return errno == EINPROGRESS ? rs_err(EAGAIN) : -1;
-	}
-	if (rs->phase != RS_CONNECTED && rs->phase != RS_DISCONNECTED)
-		return rs_err(ENOTCONN);
-	return 0;
 }
 
 static ssize_t rs_sendv(int socket, const struct iovec *iov, int iovcnt,
