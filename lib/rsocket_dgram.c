@@ -15,8 +15,6 @@
 #include "internal.h"
 #include "rsocket_dgram.h"
 
-#define RS_DG_RESOLVE_MS	2000
-#define RS_DG_CLOSE_WAIT_MS	1000
 #define RS_DG_HOP_LIMIT		64
 
 int rs_dg_init(struct rsock *rs)
@@ -380,7 +378,7 @@ static int rs_dg_sgid_index(struct rs_dg_qp *qp, const union ibv_gid *gid,
  * rsockets leave it out when the path has one hop, which works on
  * InfiniBand only.
  */
-static int rs_dg_make_ah(struct rs_dg_dest *dest, uint32_t qpn)
+int rs_dg_make_ah(struct rs_dg_dest *dest, uint32_t qpn)
 {
 	struct rs_dg_qp *qp = dest->qp;
 	struct sockaddr_storage src;
@@ -441,21 +439,6 @@ out:
 	return ret;
 }
 
-/* The peer's QP is @qpn: the address handle to reach it, made once. */
-void rs_dg_learn_qpn(struct rsock *rs, struct rs_dg_dest *dest, uint32_t qpn)
-{
-	if (dest->ah && dest->qpn == qpn)
-		return;
-	if (rs_now_us() < dest->resolve_after)
-		return;
-	/* a new QP at the same address: the old handle may be in use */
-	if (dest->ah)
-		rs_dg_drain(rs);
-	/* a route that cannot be resolved now is not tried on every datagram */
-	if (rs_dg_make_ah(dest, qpn))
-		dest->resolve_after = rs_now_us() + RS_DG_RESOLVE_MS * 1000ull;
-}
-
 int rs_dg_connect(struct rsock *rs, const struct sockaddr *addr,
 		  socklen_t addrlen)
 {
@@ -468,20 +451,6 @@ int rs_dg_connect(struct rsock *rs, const struct sockaddr *addr,
 		return -1;
 	rs->dg->conn_dest = dest;
 	return 0;
-}
-
-static bool rs_dg_sends_done(struct rsock *rs)
-{
-	return !rs->dg->sbuf || rs->dg->nfree == rs->sq_size;
-}
-
-/* What was posted leaves before its QP goes; called by rclose, locked. */
-void rs_dg_drain(struct rsock *rs)
-{
-	uint64_t deadline = rs_now_us() + RS_DG_CLOSE_WAIT_MS * 1000ull;
-
-	while (!rs_dg_sends_done(rs) && rs_now_us() < deadline)
-		rs_dg_progress(rs, false);
 }
 
 void rs_dg_free(struct rsock *rs)

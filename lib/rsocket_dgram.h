@@ -17,6 +17,8 @@
  */
 #define RS_UDP_TAG		0x55555555u
 #define RS_DG_SLOT		2048u
+/* How long an address handle's resolution may take, and is not retried. */
+#define RS_DG_RESOLVE_MS	2000
 
 struct rs_dg_wire_hdr {
 	uint8_t version;
@@ -119,17 +121,17 @@ struct rs_dgram {
 
 /* rsocket_dgram.c */
 int rs_dg_init(struct rsock *rs);
-void rs_dg_drain(struct rsock *rs);
 void rs_dg_free(struct rsock *rs);
 int rs_dg_post_recv(struct rsock *rs, struct rs_dg_qp *qp, uint32_t offset);
 struct rs_dg_dest *rs_dg_dest_for(struct rsock *rs, const struct sockaddr *to,
 				  socklen_t tolen);
-void rs_dg_learn_qpn(struct rsock *rs, struct rs_dg_dest *dest, uint32_t qpn);
+int rs_dg_make_ah(struct rs_dg_dest *dest, uint32_t qpn);
 int rs_dg_connect(struct rsock *rs, const struct sockaddr *addr,
 		  socklen_t addrlen);
 
 /* rsocket_dgram_io.c */
 void rs_dg_progress(struct rsock *rs, bool udp_too);
+void rs_dg_drain(struct rsock *rs);
 bool rs_dg_readable(struct rsock *rs);
 bool rs_dg_writable(struct rsock *rs);
 int rs_dg_wait(struct rsock *rs, bool (*ready)(struct rsock *rs),

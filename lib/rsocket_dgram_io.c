@@ -2,8 +2,10 @@
 /*
  * Datagram rsockets' data: sending over UD (or over UDP until the peer's
  * QP is known), the UDP side of the protocol (a datagram that comes over
- * UDP is answered with our QP number, so that the peer can switch to UD),
- * receiving from both, and waiting on both.
+ * UDP is answered with our QP number, so that the peer can switch to UD,
+ * and tells us the peer's), receiving from both, waiting on both, and
+ * draining the sends before a QP or an address handle goes. It stands on
+ * the endpoints of rsocket_dgram.c, which call nothing here.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -15,6 +17,8 @@
 
 #include "internal.h"
 #include "rsocket_dgram.h"
+
+#define RS_DG_CLOSE_WAIT_MS	1000
 
 static size_t rs_dg_max_data(const struct rs_dg_qp *qp)
 {
@@ -92,6 +96,22 @@ static void rs_dg_queue_udp(struct rsock *rs, const struct sockaddr *from,
 		dg->udp_first = msg;
 	dg->udp_last = msg;
 	dg->udp_queued++;
+}
+
+/* The peer's QP is @qpn: the address handle to reach it, made once. */
+static void rs_dg_learn_qpn(struct rsock *rs, struct rs_dg_dest *dest,
+			    uint32_t qpn)
+{
+	if (dest->ah && dest->qpn == qpn)
+		return;
+	if (rs_now_us() < dest->resolve_after)
+		return;
+	/* a new QP at the same address: the old handle may be in use */
+	if (dest->ah)
+		rs_dg_drain(rs);
+	/* a route that cannot be resolved now is not tried on every datagram */
+	if (rs_dg_make_ah(dest, qpn))
+		dest->resolve_after = rs_now_us() + RS_DG_RESOLVE_MS * 1000ull;
 }
 
 /*
@@ -194,6 +214,20 @@ void rs_dg_progress(struct rsock *rs, bool udp_too)
 		rs_dg_take_udp(rs);
 	for (qp = rs->dg->qps; qp; qp = qp->next)
 		rs_dg_poll_cq(rs, qp);
+}
+
+static bool rs_dg_sends_done(struct rsock *rs)
+{
+	return !rs->dg->sbuf || rs->dg->nfree == rs->sq_size;
+}
+
+/* What was posted leaves before its QP goes; called by rclose, locked. */
+void rs_dg_drain(struct rsock *rs)
+{
+	uint64_t deadline = rs_now_us() + RS_DG_CLOSE_WAIT_MS * 1000ull;
+
+	while (!rs_dg_sends_done(rs) && rs_now_us() < deadline)
+		rs_dg_progress(rs, false);
 }
 
 bool rs_dg_readable(struct rsock *rs)
