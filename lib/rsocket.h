@@ -208,6 +208,7 @@ int rs_err(int err);
 int rs_table_set(int fd, struct rsock *rs);
 int rs_add(struct rsock *rs);
 void rs_set_fd_nonblock(int fd, bool on);
+uint64_t rs_now_us(void);
 
 /* rsocket_alloc.c */
 struct rsock *rs_alloc(int domain, int type, struct rsock *parent);
@@ -251,7 +252,6 @@ int rs_disconnect(struct rsock *rs);
 void rs_poll_completions(struct rsock *rs);
 void rs_take_cq_event(struct rsock *rs);
 void rs_count_cq_event(struct rsock *rs);
-uint64_t rs_now_us(void);
 bool rs_can_send(struct rsock *rs);
 bool rs_readable_now(struct rsock *rs);
 bool rs_sends_done(struct rsock *rs);

@@ -4,11 +4,13 @@
  * event channel, so its number can never be an ordinary descriptor's, and
  * rpoll()/rselect() can mix both. This file maps descriptors to rsockets
  * and holds the helpers every rsocket file uses (errno, a descriptor's
- * O_NONBLOCK): the lowest of the rsocket files, it calls none of them.
+ * O_NONBLOCK, the clock): the lowest of the rsocket files, it calls none
+ * of them.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "internal.h"
 #include "rsocket.h"
@@ -64,6 +66,11 @@ int rs_table_set(int fd, struct rsock *rs)
 	return 0;
 }
 
+int rs_add(struct rsock *rs)
+{
+	return rs_table_set(rs->fd, rs);
+}
+
 void rs_set_fd_nonblock(int fd, bool on)
 {
 	int flags = fcntl(fd, F_GETFL);
@@ -74,7 +81,11 @@ void rs_set_fd_nonblock(int fd, bool on)
 	fcntl(fd, F_SETFL, flags);
 }
 
-int rs_add(struct rsock *rs)
+/* The monotonic clock, in microseconds: spins, deadlines, retries. */
+uint64_t rs_now_us(void)
 {
-	return rs_table_set(rs->fd, rs);
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }

@@ -348,14 +348,6 @@ void rs_take_cq_event(struct rsock *rs)
 		rs_count_cq_event(rs);
 }
 
-uint64_t rs_now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
 static void rs_make_progress(struct rsock *rs)
 {
 	rs_poll_completions(rs);
