@@ -280,7 +280,7 @@ uint32_t rs_next_piece(struct rsock *rs, uint32_t *piece, size_t left);
 int rs_stage(struct rsock *rs, struct rs_iter *it, uint32_t len,
 	     struct ibv_sge *sgl);
 
-/* rsocket_opts.c */
+/* rsocket_keepalive.c */
 int rs_keepalive_add(struct rsock *rs);
 void rs_keepalive_remove(struct rsock *rs);
 
