@@ -202,18 +202,6 @@ struct rs_iter {
 	size_t off;
 };
 
-/* rsocket_table.c */
-struct rsock *rs_get(int fd);
-int rs_err(int err);
-int rs_table_set(int fd, struct rsock *rs);
-int rs_add(struct rsock *rs);
-void rs_set_fd_nonblock(int fd, bool on);
-uint64_t rs_now_us(void);
-
-/* rsocket_alloc.c */
-struct rsock *rs_alloc(int domain, int type, struct rsock *parent);
-void rs_release(struct rsock *rs);
-
 /*
  * A destroy that fails does so before it starts (an allocation, a user
  * copy of the command): it is tried again, or its object (and the
@@ -233,6 +221,40 @@ static inline uint32_t rs_message_entries(const struct rsock *rs)
 	return rs->msg_send ? 2 : 1;
 }
 
+/*
+ * The rsocket files in layers, from the top: a file calls only files of
+ * the layers below its own, so no call goes round (check-kmod-layers lib).
+ *
+ *   1  rsocket_socket.c: rsocket() and rclose()
+ *   2  rsocket_data.c, rsocket_poll.c, rsocket_opts.c: the data calls,
+ *      rpoll() and rselect(), the options
+ *   3  rsocket_conn.c, rsocket_iomap.c: the connection calls, the iomaps
+ *   4  rsocket_transfer.c, rsocket_alloc.c, rsocket_keepalive.c,
+ *      rsocket_dgram_io.c: what stream transfers share, an rsocket's
+ *      state, the keepalive thread, the datagrams' data
+ *   5  rsocket_wire.c, rsocket_dgram.c: the engine (posts, completions,
+ *      credits, waits), the datagrams' endpoints
+ *   6  rsocket_cm.c: the CM events of an rsocket's channel
+ *   7  rsocket_endpoint.c: the CQ, QP, buffers and connect data
+ *   8  rsocket_table.c, rsocket_iov.c: descriptors and helpers, iovecs
+ *
+ * The declarations below go from the bottom up; rsocket_dgram.h has the
+ * datagram files'.
+ */
+
+/* rsocket_table.c */
+struct rsock *rs_get(int fd);
+int rs_err(int err);
+int rs_table_set(int fd, struct rsock *rs);
+int rs_add(struct rsock *rs);
+void rs_set_fd_nonblock(int fd, bool on);
+uint64_t rs_now_us(void);
+
+/* rsocket_iov.c */
+size_t rs_iov_total(const struct iovec *iov, int cnt, int *err);
+void rs_iter_copy(struct rs_iter *it, uint8_t *buf, size_t len, bool out);
+const void *rs_iter_flat(struct rs_iter *it, size_t len);
+
 /* rsocket_endpoint.c */
 int rs_create_endpoint(struct rsock *rs);
 void rs_destroy_endpoint(struct rsock *rs);
@@ -245,9 +267,6 @@ int rs_event_errno(const struct rdma_cm_event *ev);
 void rs_take_cm_events(struct rsock *rs);
 int rs_connect_step(struct rsock *rs);
 
-/* rsocket_conn.c */
-int rs_disconnect(struct rsock *rs);
-
 /* rsocket_wire.c */
 void rs_poll_completions(struct rsock *rs);
 void rs_take_cq_event(struct rsock *rs);
@@ -259,19 +278,12 @@ bool rs_ctrl_free(struct rsock *rs);
 int rs_post_ctrl(struct rsock *rs, uint32_t msg);
 int rs_post_write(struct rsock *rs, struct ibv_sge *sgl, int nsge,
 		  uint32_t msg, bool with_imm, uint64_t addr, uint32_t rkey);
-int rs_copy_to_sbuf(struct rsock *rs, const void *buf, uint32_t len,
-		    struct ibv_sge *sgl);
 int rs_wait_until(struct rsock *rs, bool (*ready)(struct rsock *rs),
 		  int timeout_ms);
 int rs_wait_for(struct rsock *rs, bool (*ready)(struct rsock *rs),
 		bool nonblock);
 bool rs_sendable(struct rsock *rs);
 void rs_update_credits(struct rsock *rs);
-
-/* rsocket_iov.c */
-size_t rs_iov_total(const struct iovec *iov, int cnt, int *err);
-void rs_iter_copy(struct rs_iter *it, uint8_t *buf, size_t len, bool out);
-const void *rs_iter_flat(struct rs_iter *it, size_t len);
 
 /* rsocket_transfer.c */
 int rs_ready_to_transfer(struct rsock *rs);
@@ -280,11 +292,18 @@ uint32_t rs_next_piece(struct rsock *rs, uint32_t *piece, size_t left);
 int rs_stage(struct rsock *rs, struct rs_iter *it, uint32_t len,
 	     struct ibv_sge *sgl);
 
+/* rsocket_alloc.c */
+struct rsock *rs_alloc(int domain, int type, struct rsock *parent);
+void rs_release(struct rsock *rs);
+
 /* rsocket_keepalive.c */
 int rs_keepalive_add(struct rsock *rs);
 void rs_keepalive_remove(struct rsock *rs);
 
 /* rsocket_iomap.c */
 int rs_publish_iomaps(struct rsock *rs, bool nonblock);
+
+/* rsocket_conn.c */
+int rs_disconnect(struct rsock *rs);
 
 #endif

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Datagram rsockets: what rsocket_dgram.c and rsocket_dgram_io.c share.
- * The wire is rdma-core's (librdmacm/docs/rsocket, "datagram").
+ * Datagram rsockets: what rsocket_dgram.c and rsocket_dgram_io.c share,
+ * the second standing on the first (the layers are in rsocket.h). The
+ * wire is rdma-core's (librdmacm/docs/rsocket, "datagram").
  */
 #ifndef RDMACHAN_LIB_RSOCKET_DGRAM_H
 #define RDMACHAN_LIB_RSOCKET_DGRAM_H
