@@ -5,7 +5,6 @@
  * RDMA writes, each announced by an immediate; reads copy it out of ours.
  */
 #include <errno.h>
-#include <string.h>
 #include <sys/uio.h>
 
 #include "internal.h"
