@@ -6,9 +6,11 @@
 # ends on rdmachan, and rdmachan against stock both ways, in each of
 # librdmachan's modes (compat-common.sh's checks of each end's success
 # lines). The programs are the arguments, compat-common.sh's t_* or the
-# perftest runs below; by default the CM's own: rping (and -q), ucmatose,
+# perftest runs below; by default the CM's own: rping, ucmatose,
 # rdma_server/rdma_client and cmtime (siw_perftest_test.sh,
-# siw_qperf_test.sh and siw_rsocket_test.sh run the others).
+# siw_qperf_test.sh and siw_rsocket_test.sh run the others). Not rping -q:
+# its rdma_establish() fails on iWARP with EINVAL, on stock as on
+# rdmachan, and its server then waits out its time limit.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/tap.sh"
 if [ "${RDMACHAN_TRANSPORT:-}" != iwarp ]; then
@@ -61,7 +63,7 @@ p_rcopy() {
 	rcopy_bytes=300000 t_rcopy "$1" "$2"
 }
 
-[ $# -gt 0 ] || set -- t_rping t_rping_q t_ucmatose t_rdma_server t_cmtime
+[ $# -gt 0 ] || set -- t_rping t_ucmatose t_rdma_server t_cmtime
 modes=kernel
 ! bypass_offered || modes="kernel bypass"
 nmodes=$(echo "$modes" | wc -w)
