@@ -15,6 +15,12 @@
 /* Completion events acknowledged in batches, as ibv_ack_cq_events allows. */
 #define RS_CQ_EVENT_BATCH	64
 
+static void rs_connection_lost(struct rsock *rs)
+{
+	if (rs->phase == RS_CONNECTED)
+		rs->phase = RS_DISCONNECTED;
+}
+
 /*
  * Posts @write (NULL for none) and, with @with_msg, iWARP's message send
  * of @msg behind it: 0, or -1 with errno.
@@ -29,19 +35,22 @@ static int rs_post(struct rsock *rs, struct ibv_send_wr *write, uint32_t msg,
 		.wr_id = msg | RS_WR_MSG, .sg_list = &sge, .num_sge = 1,
 		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_INLINE,
 	}, *bad;
+	int err;
 
 	if (write && with_msg)
 		write->next = &send;
 	rs->last_send_ms = 0;
-	if (!ibv_post_send(rs->id->qp, write ? write : &send, &bad))
+	/* ibv_post_send() returns its errno; errno itself may be stale */
+	err = ibv_post_send(rs->id->qp, write ? write : &send, &bad);
+	if (!err)
 		return 0;
 	/*
 	 * The write went without the message that tells of it: the peer
 	 * cannot know of the data, and the queue's count is off by one.
 	 */
-	if (write && bad == &send && rs->phase == RS_CONNECTED)
-		rs->phase = RS_DISCONNECTED;
-	return rs_err(errno ? errno : EIO);
+	if (write && bad == &send)
+		rs_connection_lost(rs);
+	return rs_err(err > 0 ? err : EIO);
 }
 
 /*
@@ -151,12 +160,6 @@ void rs_update_credits(struct rsock *rs)
 	rs->rbuf_unpublished -= half;
 	rs->rbuf_publish_at = (rs->rbuf_publish_at + half) % rs->rbuf_size;
 	rs->remote_sgl_idx = (rs->remote_sgl_idx + 1) % rs->remote_sgl.length;
-}
-
-static void rs_connection_lost(struct rsock *rs)
-{
-	if (rs->phase == RS_CONNECTED)
-		rs->phase = RS_DISCONNECTED;
 }
 
 static void rs_take_message(struct rsock *rs, uint32_t msg)
