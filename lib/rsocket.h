@@ -130,6 +130,14 @@ struct rs_iomap_region {
 struct rsock {
 	int fd;
 	int domain;
+	/*
+	 * References: the descriptor table's, and one per call using the
+	 * rsocket, so that rclose() in one thread never frees it under a
+	 * call of another (rs_get() and rs_put())
+	 */
+	unsigned int refs;
+	/* rclose() has taken it; guarded by the keepalive list's lock */
+	bool closed;
 	/* a datagram rsocket's state; NULL for a stream */
 	struct rs_dgram *dg;
 	struct rdma_event_channel *chan;
@@ -244,8 +252,8 @@ static inline uint32_t rs_message_entries(const struct rsock *rs)
 
 /* rsocket_table.c */
 struct rsock *rs_get(int fd);
+struct rsock *rs_take(int fd);
 int rs_err(int err);
-int rs_table_set(int fd, struct rsock *rs);
 int rs_add(struct rsock *rs);
 void rs_set_fd_nonblock(int fd, bool on);
 uint64_t rs_now_us(void);
@@ -294,11 +302,16 @@ int rs_stage(struct rsock *rs, struct rs_iter *it, uint32_t len,
 
 /* rsocket_alloc.c */
 struct rsock *rs_alloc(int domain, int type, struct rsock *parent);
-void rs_release(struct rsock *rs);
+void rs_put(struct rsock *rs);
+void rs_put_held(struct rsock **rs);
+
+/* An rs_get() reference put when the variable goes out of scope. */
+#define RS_HELD __attribute__((cleanup(rs_put_held)))
 
 /* rsocket_keepalive.c */
 int rs_keepalive_add(struct rsock *rs);
 void rs_keepalive_remove(struct rsock *rs);
+void rs_keepalive_end(struct rsock *rs);
 
 /* rsocket_iomap.c */
 int rs_publish_iomaps(struct rsock *rs, bool nonblock);

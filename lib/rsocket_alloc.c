@@ -23,6 +23,8 @@ struct rsock *rs_alloc(int domain, int type, struct rsock *parent)
 		return NULL;
 	rs->fd = -1;
 	rs->domain = domain;
+	/* the caller's: rs_add() takes the table's, rs_put() drops this one */
+	rs->refs = 1;
 	pthread_mutex_init(&rs->lock, NULL);
 	pthread_cond_init(&rs->progressed, NULL);
 	rs->can_read = true;
@@ -72,8 +74,8 @@ err:
 	return NULL;
 }
 
-/* Frees @rs and everything it holds; the caller took it out of the table. */
-void rs_release(struct rsock *rs)
+/* Frees @rs and everything it holds, once no table or call refers to it. */
+static void rs_release(struct rsock *rs)
 {
 	rs_dg_free(rs);
 	rs_destroy_endpoint(rs);
@@ -85,4 +87,20 @@ void rs_release(struct rsock *rs)
 	pthread_mutex_destroy(&rs->lock);
 	pthread_cond_destroy(&rs->progressed);
 	free(rs);
+}
+
+/* The last reference frees @rs; errno is the caller's answer, kept. */
+void rs_put(struct rsock *rs)
+{
+	int err = errno;
+
+	if (rs && !__atomic_sub_fetch(&rs->refs, 1, __ATOMIC_ACQ_REL)) {
+		rs_release(rs);
+		errno = err;
+	}
+}
+
+void rs_put_held(struct rsock **rs)
+{
+	rs_put(*rs);
 }

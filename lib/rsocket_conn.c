@@ -29,7 +29,7 @@ static int rs_wait_channel(struct rsock *rs, int timeout_ms)
 	return ret ? 0 : rs_err(ETIMEDOUT);
 }
 
-/* The rsocket of a call naming an address, locked; NULL and errno. */
+/* The rsocket of a call naming an address, held and locked; NULL and errno. */
 static struct rsock *rs_addr_call(int socket, const struct sockaddr *addr,
 				  socklen_t addrlen)
 {
@@ -42,6 +42,7 @@ static struct rsock *rs_addr_call(int socket, const struct sockaddr *addr,
 	if (!addr || addrlen < sizeof(struct sockaddr_in) ||
 	    (addr->sa_family == AF_INET6 &&
 	     addrlen < sizeof(struct sockaddr_in6))) {
+		rs_put(rs);
 		errno = EINVAL;
 		return NULL;
 	}
@@ -52,7 +53,7 @@ static struct rsock *rs_addr_call(int socket, const struct sockaddr *addr,
 RDMACHAN_EXPORT int rconnect(int socket, const struct sockaddr *addr,
 			     socklen_t addrlen)
 {
-	struct rsock *rs = rs_addr_call(socket, addr, addrlen);
+	struct rsock *rs RS_HELD = rs_addr_call(socket, addr, addrlen);
 	int ret;
 
 	if (!rs)
@@ -113,7 +114,7 @@ out:
 RDMACHAN_EXPORT int rbind(int socket, const struct sockaddr *addr,
 			  socklen_t addrlen)
 {
-	struct rsock *rs = rs_addr_call(socket, addr, addrlen);
+	struct rsock *rs RS_HELD = rs_addr_call(socket, addr, addrlen);
 	int ret;
 
 	if (!rs)
@@ -133,7 +134,7 @@ RDMACHAN_EXPORT int rbind(int socket, const struct sockaddr *addr,
 
 RDMACHAN_EXPORT int rlisten(int socket, int backlog)
 {
-	struct rsock *rs = rs_get(socket);
+	struct rsock *rs RS_HELD = rs_get(socket);
 	int ret = 0;
 
 	if (!rs)
@@ -186,7 +187,7 @@ static struct rsock *rs_accept_request(struct rsock *ls,
 	if (rdma_migrate_id(id, rs->chan)) {
 		rdma_reject(id, NULL, 0);
 		rdma_destroy_id(id);
-		rs_release(rs);
+		rs_put(rs);
 		return NULL;
 	}
 	rs->id = id;
@@ -227,7 +228,7 @@ reject:
 	rdma_reject(id, NULL, 0);
 drop:
 	pthread_mutex_unlock(&rs->lock);
-	rs_release(rs);
+	rs_put(rs);
 	errno = err;
 	return NULL;
 }
@@ -246,7 +247,8 @@ static void rs_copy_addr(struct sockaddr *to, socklen_t *to_len,
 RDMACHAN_EXPORT int raccept(int socket, struct sockaddr *addr,
 			    socklen_t *addrlen)
 {
-	struct rsock *ls = rs_get(socket), *rs = NULL;
+	struct rsock *ls RS_HELD = rs_get(socket);
+	struct rsock *rs = NULL;
 	struct rdma_cm_event *ev;
 	int ret = -1;
 
@@ -286,14 +288,16 @@ RDMACHAN_EXPORT int raccept(int socket, struct sockaddr *addr,
 	if (!rs)
 		return -1;
 	if (rs_add(rs)) {
-		rs_release(rs);
+		rs_put(rs);
 		return -1;
 	}
 	ret = rs->fd;
+	/* another thread may rclose() it from here: the reference holds it */
 	if (ls->keepalive)
 		rs_keepalive_add(rs);
 	if (addr)
 		rs_copy_addr(addr, addrlen, rdma_get_peer_addr(rs->id));
+	rs_put(rs);
 	return ret;
 }
 
@@ -329,7 +333,7 @@ int rs_disconnect(struct rsock *rs)
 
 RDMACHAN_EXPORT int rshutdown(int socket, int how)
 {
-	struct rsock *rs = rs_get(socket);
+	struct rsock *rs RS_HELD = rs_get(socket);
 	int ret = 0;
 
 	if (!rs)
@@ -381,7 +385,7 @@ out:
 static int rs_name(int socket, struct sockaddr *addr, socklen_t *addrlen,
 		   bool peer)
 {
-	struct rsock *rs = rs_get(socket);
+	struct rsock *rs RS_HELD = rs_get(socket);
 	struct sockaddr *sa;
 
 	if (!rs)

@@ -29,23 +29,26 @@ static int rs_write_data(struct rsock *rs, struct rs_iter *it, uint32_t len)
 			     addr, key);
 }
 
-/* The rsocket of a call on @iov, and the bytes it holds; NULL and errno. */
+/*
+ * The rsocket of a call on @iov, held, and the bytes it holds; NULL and
+ * errno.
+ */
 static struct rsock *rs_iov_call(int socket, const struct iovec *iov,
 				 int iovcnt, size_t *total)
 {
 	struct rsock *rs = rs_get(socket);
-	int err = 0;
+	int err = EINVAL;
 
 	if (!rs) {
 		errno = EBADF;
 		return NULL;
 	}
-	if (iovcnt < 0 || (iovcnt && !iov)) {
-		errno = EINVAL;
-		return NULL;
+	if (iovcnt >= 0 && (!iovcnt || iov)) {
+		err = 0;
+		*total = rs_iov_total(iov, iovcnt, &err);
 	}
-	*total = rs_iov_total(iov, iovcnt, &err);
 	if (err) {
+		rs_put(rs);
 		errno = err;
 		return NULL;
 	}
@@ -58,7 +61,7 @@ static ssize_t rs_sendv(int socket, const struct iovec *iov, int iovcnt,
 	struct rs_iter it = { .iov = iov, .cnt = iovcnt };
 	uint32_t piece = RS_FIRST_XFER;
 	size_t total, left;
-	struct rsock *rs;
+	struct rsock *rs RS_HELD;
 	bool nonblock;
 	int err = 0;
 
@@ -149,7 +152,7 @@ static ssize_t rs_recvv(int socket, const struct iovec *iov, int iovcnt,
 {
 	struct rs_iter it = { .iov = iov, .cnt = iovcnt };
 	size_t total, done = 0;
-	struct rsock *rs;
+	struct rsock *rs RS_HELD;
 	bool nonblock;
 	int err = 0;
 
@@ -240,7 +243,7 @@ RDMACHAN_EXPORT ssize_t rrecvfrom(int socket, void *buf, size_t len,
 				  socklen_t *addrlen)
 {
 	struct iovec iov = { .iov_base = buf, .iov_len = len };
-	struct rsock *rs = rs_get(socket);
+	struct rsock *rs RS_HELD = rs_get(socket);
 	ssize_t ret;
 
 	if (rs && rs->dg)

@@ -72,7 +72,7 @@ int rs_publish_iomaps(struct rsock *rs, bool nonblock)
 RDMACHAN_EXPORT off_t riomap(int socket, void *buf, size_t len, int prot,
 			     int flags, off_t offset)
 {
-	struct rsock *rs = rs_get(socket);
+	struct rsock *rs RS_HELD = rs_get(socket);
 	int access = IBV_ACCESS_LOCAL_WRITE;
 	struct rs_iomap_region *r;
 	off_t ret = -1;
@@ -118,7 +118,7 @@ out:
 
 RDMACHAN_EXPORT int riounmap(int socket, void *buf, size_t len)
 {
-	struct rsock *rs = rs_get(socket);
+	struct rsock *rs RS_HELD = rs_get(socket);
 	struct rs_iomap_region **p;
 	int ret = rs_err(EINVAL);
 
@@ -166,7 +166,7 @@ RDMACHAN_EXPORT size_t riowrite(int socket, const void *buf, size_t count,
 {
 	struct iovec iov = { (void *)buf, count };
 	struct rs_iter it = { &iov, 1, 0 };
-	struct rsock *rs = rs_get(socket);
+	struct rsock *rs RS_HELD = rs_get(socket);
 	uint32_t piece = RS_FIRST_XFER;
 	struct rs_wire_iomap target;
 	size_t left = count;

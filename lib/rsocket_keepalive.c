@@ -75,6 +75,8 @@ int rs_keepalive_add(struct rsock *rs)
 			rs_keepalive_started = true;
 		}
 	}
+	if (!ret && rs->closed)
+		ret = EBADF;
 	if (!ret && !rs->keepalive) {
 		rs->keepalive = true;
 		rs->keepalive_next = rs_keepalive_list;
@@ -84,17 +86,33 @@ int rs_keepalive_add(struct rsock *rs)
 	return ret ? rs_err(ret) : 0;
 }
 
-void rs_keepalive_remove(struct rsock *rs)
+/* With the list's lock held. */
+static void rs_keepalive_unlink(struct rsock *rs)
 {
 	struct rsock **p;
 
-	pthread_mutex_lock(&rs_keepalive_lock);
-	for (p = &rs_keepalive_list; *p; p = &(*p)->keepalive_next) {
+	for (p = &rs_keepalive_list; rs->keepalive && *p;
+	     p = &(*p)->keepalive_next) {
 		if (*p == rs) {
 			*p = rs->keepalive_next;
 			break;
 		}
 	}
 	rs->keepalive = false;
+}
+
+void rs_keepalive_remove(struct rsock *rs)
+{
+	pthread_mutex_lock(&rs_keepalive_lock);
+	rs_keepalive_unlink(rs);
+	pthread_mutex_unlock(&rs_keepalive_lock);
+}
+
+/* rclose(): @rs leaves the list for good, before its last reference goes. */
+void rs_keepalive_end(struct rsock *rs)
+{
+	pthread_mutex_lock(&rs_keepalive_lock);
+	rs_keepalive_unlink(rs);
+	rs->closed = true;
 	pthread_mutex_unlock(&rs_keepalive_lock);
 }

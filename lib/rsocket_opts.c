@@ -70,7 +70,7 @@ static int rs_set_rdma_opt(struct rsock *rs, int optname, const void *optval,
 RDMACHAN_EXPORT int rsetsockopt(int socket, int level, int optname,
 				const void *optval, socklen_t optlen)
 {
-	struct rsock *rs = rs_get(socket);
+	struct rsock *rs RS_HELD = rs_get(socket);
 	int value = 0, ret = 0;
 
 	if (!rs)
@@ -176,7 +176,7 @@ static int rs_rdma_opt(struct rsock *rs, int optname)
 RDMACHAN_EXPORT int rgetsockopt(int socket, int level, int optname,
 				void *optval, socklen_t *optlen)
 {
-	struct rsock *rs = rs_get(socket);
+	struct rsock *rs RS_HELD = rs_get(socket);
 	int value = -1;
 
 	if (!rs)
@@ -233,7 +233,7 @@ RDMACHAN_EXPORT int rgetsockopt(int socket, int level, int optname,
 
 RDMACHAN_EXPORT int rfcntl(int socket, int cmd, ...)
 {
-	struct rsock *rs = rs_get(socket);
+	struct rsock *rs RS_HELD = rs_get(socket);
 	va_list ap;
 	long arg;
 

@@ -181,7 +181,7 @@ RDMACHAN_EXPORT int rpoll(struct pollfd *fds, nfds_t nfds, int timeout)
 	uint64_t spin_end;
 	bool any = false;
 	int ready = -1;
-	nfds_t i;
+	nfds_t i, held = 0;
 
 	if (nfds && !fds)
 		return rs_err(EFAULT);
@@ -195,9 +195,10 @@ RDMACHAN_EXPORT int rpoll(struct pollfd *fds, nfds_t nfds, int timeout)
 			goto out;
 		}
 	}
-	for (i = 0; i < nfds; i++) {
-		socks[i] = rs_get(fds[i].fd);
-		any = any || socks[i];
+	/* held until rpoll() returns, whoever rclose()s them meanwhile */
+	for (held = 0; held < nfds; held++) {
+		socks[held] = rs_get(fds[held].fd);
+		any = any || socks[held];
 	}
 	if (!any) {
 		ready = poll(fds, nfds, timeout);
@@ -222,6 +223,8 @@ RDMACHAN_EXPORT int rpoll(struct pollfd *fds, nfds_t nfds, int timeout)
 		ready = rs_sleep(fds, nfds, socks, sleep, armed, left);
 	}
 out:
+	for (i = 0; i < held; i++)
+		rs_put(socks[i]);
 	if (socks != socks_on_stack) {
 		free(socks);
 		free(sleep);

@@ -14,6 +14,7 @@ RDMACHAN_EXPORT int rsocket(int domain, int type, int protocol)
 {
 	int kind = type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
 	struct rsock *rs;
+	int fd;
 
 	/* EOPNOTSUPP for all of them, as rdma-core's rsocket() */
 	if ((domain != AF_INET && domain != AF_INET6) ||
@@ -33,32 +34,32 @@ RDMACHAN_EXPORT int rsocket(int domain, int type, int protocol)
 		fcntl(rs->fd, F_SETFD, FD_CLOEXEC);
 	if (rs_add(rs))
 		goto err;
-	return rs->fd;
+	fd = rs->fd;
+	rs_put(rs);
+	return fd;
 
 err:
-	{
-		int err = errno;
-
-		rs_release(rs);
-		return rs_err(err);
-	}
+	rs_put(rs);
+	return -1;
 }
 
 RDMACHAN_EXPORT int rclose(int socket)
 {
-	struct rsock *rs = rs_get(socket);
+	/*
+	 * The descriptor is gone at once; the rsocket (and the descriptor's
+	 * number) stays until the calls of other threads using it return.
+	 */
+	struct rsock *rs = rs_take(socket);
 
 	if (!rs)
 		return rs_err(EBADF);
-	if (rs->keepalive)
-		rs_keepalive_remove(rs);
+	rs_keepalive_end(rs);
 	pthread_mutex_lock(&rs->lock);
 	if (rs->dg)
 		rs_dg_drain(rs);
 	else if (rs->phase == RS_CONNECTED)
 		rs_disconnect(rs);
 	pthread_mutex_unlock(&rs->lock);
-	rs_table_set(socket, NULL);
-	rs_release(rs);
+	rs_put(rs);
 	return 0;
 }

@@ -19,9 +19,14 @@
 #define RS_TABLE_PAGE		(1u << RS_TABLE_PAGE_SHIFT)
 #define RS_TABLE_PAGES		1024u
 
-/* Two levels: descriptors up to 2^20, pages made on first use. */
+/*
+ * Two levels: descriptors up to 2^20, pages made on first use. Lookups
+ * share the lock and take their reference under it, so that rclose(),
+ * which empties the entry under it alone, cannot free an rsocket between
+ * a lookup and its reference.
+ */
 static struct rsock **rs_table[RS_TABLE_PAGES];
-static pthread_mutex_t rs_table_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_rwlock_t rs_table_lock = PTHREAD_RWLOCK_INITIALIZER;
 
 int rs_err(int err)
 {
@@ -29,46 +34,69 @@ int rs_err(int err)
 	return -1;
 }
 
-struct rsock *rs_get(int fd)
+static struct rsock **rs_slot(int fd)
 {
 	struct rsock **page;
 
 	if (fd < 0 || (unsigned int)fd >= RS_TABLE_PAGE * RS_TABLE_PAGES)
 		return NULL;
-	page = __atomic_load_n(&rs_table[fd >> RS_TABLE_PAGE_SHIFT],
-			       __ATOMIC_ACQUIRE);
-	if (!page)
-		return NULL;
-	return __atomic_load_n(&page[fd & (RS_TABLE_PAGE - 1)],
-			       __ATOMIC_ACQUIRE);
+	page = rs_table[fd >> RS_TABLE_PAGE_SHIFT];
+	return page ? &page[fd & (RS_TABLE_PAGE - 1)] : NULL;
 }
 
-int rs_table_set(int fd, struct rsock *rs)
+/* The rsocket of @fd with a reference for the caller (rs_put()), or NULL. */
+struct rsock *rs_get(int fd)
+{
+	struct rsock **slot, *rs = NULL;
+
+	pthread_rwlock_rdlock(&rs_table_lock);
+	slot = rs_slot(fd);
+	if (slot && *slot) {
+		rs = *slot;
+		__atomic_add_fetch(&rs->refs, 1, __ATOMIC_RELAXED);
+	}
+	pthread_rwlock_unlock(&rs_table_lock);
+	return rs;
+}
+
+/* Takes @fd's rsocket out of the table, with the table's reference. */
+struct rsock *rs_take(int fd)
+{
+	struct rsock **slot, *rs = NULL;
+
+	pthread_rwlock_wrlock(&rs_table_lock);
+	slot = rs_slot(fd);
+	if (slot) {
+		rs = *slot;
+		*slot = NULL;
+	}
+	pthread_rwlock_unlock(&rs_table_lock);
+	return rs;
+}
+
+/* Publishes @rs under its descriptor; the table takes a reference. */
+int rs_add(struct rsock *rs)
 {
 	struct rsock **page;
 	unsigned int p;
 
-	if (fd < 0 || (unsigned int)fd >= RS_TABLE_PAGE * RS_TABLE_PAGES)
+	if (rs->fd < 0 || (unsigned int)rs->fd >= RS_TABLE_PAGE * RS_TABLE_PAGES)
 		return rs_err(EMFILE);
-	p = (unsigned int)fd >> RS_TABLE_PAGE_SHIFT;
-	pthread_mutex_lock(&rs_table_lock);
+	p = (unsigned int)rs->fd >> RS_TABLE_PAGE_SHIFT;
+	pthread_rwlock_wrlock(&rs_table_lock);
 	page = rs_table[p];
 	if (!page) {
 		page = calloc(RS_TABLE_PAGE, sizeof(*page));
 		if (!page) {
-			pthread_mutex_unlock(&rs_table_lock);
+			pthread_rwlock_unlock(&rs_table_lock);
 			return rs_err(ENOMEM);
 		}
-		__atomic_store_n(&rs_table[p], page, __ATOMIC_RELEASE);
+		rs_table[p] = page;
 	}
-	__atomic_store_n(&page[fd & (RS_TABLE_PAGE - 1)], rs, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&rs_table_lock);
+	__atomic_add_fetch(&rs->refs, 1, __ATOMIC_RELAXED);
+	page[rs->fd & (RS_TABLE_PAGE - 1)] = rs;
+	pthread_rwlock_unlock(&rs_table_lock);
 	return 0;
-}
-
-int rs_add(struct rsock *rs)
-{
-	return rs_table_set(rs->fd, rs);
 }
 
 void rs_set_fd_nonblock(int fd, bool on)

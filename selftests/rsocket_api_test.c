@@ -356,6 +356,73 @@ TEST_F(pair, close_is_seen_as_the_end)
 	ASSERT_EQ(0, rrecv(self->server, buf, sizeof(buf), 0));
 }
 
+struct rs_blocked {
+	pthread_t thread;
+	int fd;
+	bool poll;
+	int ret;
+	int err;
+};
+
+static void *rs_blocked_thread(void *arg)
+{
+	struct rs_blocked *b = arg;
+	struct pollfd pfd = { .fd = b->fd, .events = POLLIN };
+	char buf[64];
+
+	b->ret = b->poll ? rpoll(&pfd, 1, -1) :
+			   (int)rrecv(b->fd, buf, sizeof(buf), 0);
+	b->err = errno;
+	return NULL;
+}
+
+/* Joins @thread if it ends within RS_WAIT_MS: 0, or ETIMEDOUT. */
+static int rs_join_within(pthread_t thread)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += RS_WAIT_MS / 1000;
+	return pthread_timedjoin_np(thread, NULL, &until);
+}
+
+/*
+ * rdmachan only (stock frees the rsocket under the other thread): rclose()
+ * while other threads read from and rpoll() the rsocket ends their calls,
+ * the descriptor is gone at once, and the peer sees the end.
+ */
+TEST_F(pair, close_under_blocked_calls)
+{
+	struct rs_blocked reader = { .fd = self->server };
+	struct rs_blocked poller = { .fd = self->server, .poll = true };
+	char buf[8];
+
+	if (RS_STOCK)
+		SKIP(return, "stock's rclose() frees the rsocket under them");
+	ASSERT_EQ(0, pthread_create(&reader.thread, NULL, rs_blocked_thread,
+				    &reader));
+	ASSERT_EQ(0, pthread_create(&poller.thread, NULL, rs_blocked_thread,
+				    &poller));
+	/* both are asleep in the library by now */
+	usleep(300000);
+	ASSERT_EQ(0, rclose(self->server));
+	ASSERT_EQ(-1, rclose(self->server));
+	ASSERT_EQ(EBADF, errno);
+	ASSERT_EQ(-1, rrecv(self->server, buf, 1, MSG_DONTWAIT));
+	ASSERT_EQ(EBADF, errno);
+	self->server = -1;
+	ASSERT_EQ(0, rs_join_within(reader.thread)) TH_LOG("rrecv still sleeps");
+	ASSERT_EQ(0, rs_join_within(poller.thread)) TH_LOG("rpoll still sleeps");
+	/* the end of the stream, or the rsocket was gone when it started */
+	ASSERT_TRUE(reader.ret == 0 ||
+		    (reader.ret == -1 && (reader.err == ECONNRESET ||
+					  reader.err == EBADF)))
+		TH_LOG("rrecv: %d (%s)", reader.ret, strerror(reader.err));
+	ASSERT_EQ(1, poller.ret) TH_LOG("rpoll: %s", strerror(poller.err));
+	ASSERT_TRUE(rs_wait(self->client, POLLIN) & (POLLIN | POLLHUP));
+	ASSERT_EQ(0, rrecv(self->client, buf, sizeof(buf), 0));
+}
+
 /* rpoll over an rsocket and a pipe: each is ready when, and only when,
  * it has something; rselect says the same. */
 TEST_F(pair, rpoll_and_rselect_mix_descriptors)
