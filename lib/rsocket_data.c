@@ -147,8 +147,10 @@ static size_t rs_copy_out(struct rsock *rs, struct rs_iter *it, size_t want,
 	return done;
 }
 
+/* @msg_flags: rrecvmsg()'s, told of a datagram that did not fit */
 static ssize_t rs_recvv(int socket, const struct iovec *iov, int iovcnt,
-			int flags, struct sockaddr *from, socklen_t *fromlen)
+			int flags, struct sockaddr *from, socklen_t *fromlen,
+			int *msg_flags)
 {
 	struct rs_iter it = { .iov = iov, .cnt = iovcnt };
 	size_t total, done = 0;
@@ -164,7 +166,7 @@ static ssize_t rs_recvv(int socket, const struct iovec *iov, int iovcnt,
 	pthread_mutex_lock(&rs->lock);
 	if (rs->dg) {
 		ssize_t ret = rs_dg_recvv(rs, iov, iovcnt, total, flags, from,
-					  fromlen);
+					  fromlen, msg_flags);
 
 		pthread_mutex_unlock(&rs->lock);
 		return ret;
@@ -235,7 +237,7 @@ RDMACHAN_EXPORT ssize_t rrecv(int socket, void *buf, size_t len, int flags)
 {
 	struct iovec iov = { .iov_base = buf, .iov_len = len };
 
-	return rs_recvv(socket, &iov, 1, flags, NULL, NULL);
+	return rs_recvv(socket, &iov, 1, flags, NULL, NULL, NULL);
 }
 
 RDMACHAN_EXPORT ssize_t rrecvfrom(int socket, void *buf, size_t len,
@@ -247,8 +249,9 @@ RDMACHAN_EXPORT ssize_t rrecvfrom(int socket, void *buf, size_t len,
 	ssize_t ret;
 
 	if (rs && rs->dg)
-		return rs_recvv(socket, &iov, 1, flags, src_addr, addrlen);
-	ret = rs_recvv(socket, &iov, 1, flags, NULL, NULL);
+		return rs_recvv(socket, &iov, 1, flags, src_addr, addrlen,
+				NULL);
+	ret = rs_recvv(socket, &iov, 1, flags, NULL, NULL, NULL);
 	if (ret >= 0 && src_addr && addrlen &&
 	    rgetpeername(socket, src_addr, addrlen))
 		return -1;
@@ -261,7 +264,8 @@ RDMACHAN_EXPORT ssize_t rrecvmsg(int socket, struct msghdr *msg, int flags)
 		return rs_err(EFAULT);
 	msg->msg_flags = 0;
 	return rs_recvv(socket, msg->msg_iov, (int)msg->msg_iovlen, flags,
-			msg->msg_name, msg->msg_name ? &msg->msg_namelen : NULL);
+			msg->msg_name, msg->msg_name ? &msg->msg_namelen : NULL,
+			&msg->msg_flags);
 }
 
 RDMACHAN_EXPORT ssize_t rread(int socket, void *buf, size_t count)
@@ -272,5 +276,5 @@ RDMACHAN_EXPORT ssize_t rread(int socket, void *buf, size_t count)
 RDMACHAN_EXPORT ssize_t rreadv(int socket, const struct iovec *iov,
 			       int iovcnt)
 {
-	return rs_recvv(socket, iov, iovcnt, 0, NULL, NULL);
+	return rs_recvv(socket, iov, iovcnt, 0, NULL, NULL, NULL);
 }

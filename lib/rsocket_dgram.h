@@ -143,7 +143,7 @@ ssize_t rs_dg_sendv(struct rsock *rs, const struct iovec *iov, int iovcnt,
 		    socklen_t tolen);
 ssize_t rs_dg_recvv(struct rsock *rs, const struct iovec *iov, int iovcnt,
 		    size_t total, int flags, struct sockaddr *from,
-		    socklen_t *fromlen);
+		    socklen_t *fromlen, int *msg_flags);
 int rs_dg_shutdown(struct rsock *rs, int how);
 
 #endif

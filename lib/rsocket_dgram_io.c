@@ -404,7 +404,7 @@ static void rs_dg_set_from(const struct rs_dg_wire_hdr *hdr,
 /* The next datagram: copied out (the rest of it dropped), its sender. */
 static size_t rs_dg_take(struct rsock *rs, struct rs_iter *it, size_t total,
 			 bool peek, struct sockaddr_storage *from,
-			 socklen_t *fromlen)
+			 socklen_t *fromlen, size_t *whole)
 {
 	struct rs_dgram *dg = rs->dg;
 	size_t len;
@@ -412,6 +412,7 @@ static size_t rs_dg_take(struct rsock *rs, struct rs_iter *it, size_t total,
 	if (dg->udp_first) {
 		struct rs_dg_udp_msg *msg = dg->udp_first;
 
+		*whole = msg->len;
 		len = msg->len < total ? msg->len : total;
 		rs_iter_copy(it, msg->data, len, false);
 		memcpy(from, &msg->from, msg->fromlen);
@@ -429,6 +430,7 @@ static size_t rs_dg_take(struct rsock *rs, struct rs_iter *it, size_t total,
 		const struct rs_dg_wire_hdr *hdr = (const void *)slot;
 
 		len = r->len - hdr->length;
+		*whole = len;
 		if (len > total)
 			len = total;
 		rs_iter_copy(it, slot + hdr->length, len, false);
@@ -443,13 +445,13 @@ static size_t rs_dg_take(struct rsock *rs, struct rs_iter *it, size_t total,
 
 ssize_t rs_dg_recvv(struct rsock *rs, const struct iovec *iov, int iovcnt,
 		    size_t total, int flags, struct sockaddr *from,
-		    socklen_t *fromlen)
+		    socklen_t *fromlen, int *msg_flags)
 {
 	struct rs_iter it = { .iov = iov, .cnt = iovcnt };
 	bool nonblock = rs->nonblock || (flags & MSG_DONTWAIT);
 	struct sockaddr_storage src;
 	socklen_t srclen;
-	size_t len;
+	size_t len, whole;
 
 	if (flags & ~(MSG_PEEK | MSG_WAITALL | MSG_DONTWAIT))
 		return rs_err(EOPNOTSUPP);
@@ -459,7 +461,11 @@ ssize_t rs_dg_recvv(struct rsock *rs, const struct iovec *iov, int iovcnt,
 		return -1;
 	if (!rs->can_read)
 		return 0;
-	len = rs_dg_take(rs, &it, total, flags & MSG_PEEK, &src, &srclen);
+	len = rs_dg_take(rs, &it, total, flags & MSG_PEEK, &src, &srclen,
+			 &whole);
+	/* as a UDP socket's recvmsg(): the rest of the datagram was lost */
+	if (msg_flags && whole > len)
+		*msg_flags |= MSG_TRUNC;
 	if (from) {
 		memcpy(from, &src, *fromlen < srclen ? *fromlen : srclen);
 		*fromlen = srclen;

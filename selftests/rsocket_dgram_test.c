@@ -232,6 +232,26 @@ TEST_F(dgram, truncation_and_peek)
 	EXPECT_EQ(EAGAIN, errno);
 }
 
+/* rrecvmsg() says MSG_TRUNC of a datagram longer than its buffers, as
+ * recvmsg(2) of a UDP socket does, and not of one that fits */
+TEST_F(dgram, rrecvmsg_reports_truncation)
+{
+	unsigned char out[100], in[100];
+	struct iovec iov = { .iov_base = in, .iov_len = 40 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	dg_fill(out, sizeof(out), 5);
+	ASSERT_EQ(100, rsend(self->client, out, sizeof(out), 0));
+	ASSERT_EQ(40, rrecvmsg(self->server, &msg, 0));
+	ASSERT_EQ(0, memcmp(in, out, 40));
+	EXPECT_EQ(MSG_TRUNC, msg.msg_flags & MSG_TRUNC);
+	ASSERT_EQ(100, rsend(self->client, out, sizeof(out), 0));
+	iov.iov_len = sizeof(in);
+	msg.msg_flags = MSG_TRUNC;
+	ASSERT_EQ(100, rrecvmsg(self->server, &msg, 0));
+	EXPECT_EQ(0, msg.msg_flags & MSG_TRUNC);
+}
+
 TEST_F(dgram, nonblocking_and_rpoll)
 {
 	struct pollfd fds[2];
