@@ -12,26 +12,6 @@
 
 static atomic_t rdmachan_counters[RDMACHAN_NR_COUNTERS];
 
-static const char *const rdmachan_counter_names[RDMACHAN_NR_COUNTERS] = {
-	[RDMACHAN_COUNT_FILES] = "files",
-	[RDMACHAN_COUNT_DEVICES] = "devices",
-	[RDMACHAN_COUNT_CONTEXTS] = "contexts",
-	[RDMACHAN_COUNT_CM_IDS] = "cm_ids",
-	[RDMACHAN_COUNT_CM_EVENTS] = "cm_events",
-	[RDMACHAN_COUNT_COMP_CHANNELS] = "comp_channels",
-	[RDMACHAN_COUNT_PDS] = "pds",
-	[RDMACHAN_COUNT_MRS] = "mrs",
-	[RDMACHAN_COUNT_CQS] = "cqs",
-	[RDMACHAN_COUNT_QPS] = "qps",
-	[RDMACHAN_COUNT_SRQS] = "srqs",
-	[RDMACHAN_COUNT_AHS] = "ahs",
-	[RDMACHAN_COUNT_MCASTS] = "mcasts",
-	[RDMACHAN_COUNT_ASYNC_FDS] = "async_fds",
-	[RDMACHAN_COUNT_ASYNC_EVENTS] = "async_events",
-	[RDMACHAN_COUNT_CQ_RINGS] = "cq_rings",
-	[RDMACHAN_COUNT_USER_QPS] = "user_qps",
-};
-
 static struct dentry *rdmachan_debugfs_dir;
 static struct dentry *rdmachan_debugfs_files;
 static atomic64_t rdmachan_file_seq;
@@ -51,23 +31,11 @@ static int objects_show(struct seq_file *s, void *unused)
 	int i;
 
 	for (i = 0; i < RDMACHAN_NR_COUNTERS; i++)
-		seq_printf(s, "%s %d\n", rdmachan_counter_names[i],
+		seq_printf(s, "%s %d\n", rdmachan_counter_name(i),
 			   atomic_read(&rdmachan_counters[i]));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(objects);
-
-static const char *const rdmachan_object_names[RDMACHAN_OBJ_TYPES] = {
-	[RDMACHAN_OBJ_DEVICE_CONTEXT] = "contexts",
-	[RDMACHAN_OBJ_CM_ID] = "cm_ids",
-	[RDMACHAN_OBJ_PD] = "pds",
-	[RDMACHAN_OBJ_MR] = "mrs",
-	[RDMACHAN_OBJ_CQ] = "cqs",
-	[RDMACHAN_OBJ_QP] = "qps",
-	[RDMACHAN_OBJ_SRQ] = "srqs",
-	[RDMACHAN_OBJ_AH] = "ahs",
-	[RDMACHAN_OBJ_MCAST] = "mcasts",
-};
 
 /*
  * "unacked <event handle> <type> cm_id <handle>" per event read and not
@@ -107,12 +75,6 @@ static void file_cq_unacked_show(struct seq_file *s, struct rdmachan_file *file)
 	xa_unlock(&file->objects);
 }
 
-static const char *const rdmachan_async_element_names[] = {
-	[RDMACHAN_ASYNC_ELEMENT_QP] = "qp",
-	[RDMACHAN_ASYNC_ELEMENT_CQ] = "cq",
-	[RDMACHAN_ASYNC_ELEMENT_SRQ] = "srq",
-};
-
 /*
  * "async_unacked <TYPE> <qp|cq|srq> <handle> <count>" per object and type
  * of async events read and not acknowledged; "async_queue <context>
@@ -145,7 +107,7 @@ static void file_async_show(struct seq_file *s, struct rdmachan_file *file)
 			if (n)
 				seq_printf(s, "async_unacked %s %s %lu %u\n",
 					   rdmachan_async_event_name(type),
-					   rdmachan_async_element_names[ao->element],
+					   rdmachan_async_element_name(ao->element),
 					   handle, n);
 		}
 	}
@@ -154,11 +116,11 @@ static void file_async_show(struct seq_file *s, struct rdmachan_file *file)
 
 static int file_objects_show(struct seq_file *s, void *unused)
 {
-	unsigned long counts[ARRAY_SIZE(rdmachan_object_names)] = {};
+	unsigned long counts[RDMACHAN_OBJ_TYPES] = {};
 	struct rdmachan_file *file = s->private;
 	struct rdmachan_object *obj;
 	unsigned long handle;
-	int i;
+	u32 type;
 
 	xa_lock(&file->objects);
 	xa_for_each(&file->objects, handle, obj)
@@ -167,10 +129,10 @@ static int file_objects_show(struct seq_file *s, void *unused)
 	xa_unlock(&file->objects);
 
 	seq_printf(s, "owner %d\n", pid_nr(file->owner));
-	for (i = 0; i < ARRAY_SIZE(counts); i++)
-		if (rdmachan_object_names[i])
-			seq_printf(s, "%s %lu\n", rdmachan_object_names[i],
-				   counts[i]);
+	for (type = RDMACHAN_OBJ_DEVICE_CONTEXT; type < RDMACHAN_OBJ_TYPES;
+	     type++)
+		seq_printf(s, "%s %lu\n", rdmachan_object_type_name(type),
+			   counts[type]);
 	file_unacked_show(s, file);
 	file_cq_unacked_show(s, file);
 	file_async_show(s, file);

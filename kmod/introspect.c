@@ -173,39 +173,6 @@ int rdmachan_cmd_query_async_events(struct rdmachan_call *call, void *arg)
 	return 0;
 }
 
-static const char *const rdmachan_qp_state_names[] = {
-	[IB_QPS_RESET] = "RESET",
-	[IB_QPS_INIT] = "INIT",
-	[IB_QPS_RTR] = "RTR",
-	[IB_QPS_RTS] = "RTS",
-	[IB_QPS_SQD] = "SQD",
-	[IB_QPS_SQE] = "SQE",
-	[IB_QPS_ERR] = "ERR",
-};
-
-static const char *rdmachan_qp_state_name(enum ib_qp_state state)
-{
-	if (state < ARRAY_SIZE(rdmachan_qp_state_names))
-		return rdmachan_qp_state_names[state];
-	return "unknown";
-}
-
-static const char *rdmachan_ps_name(enum rdma_ucm_port_space ps)
-{
-	switch (ps) {
-	case RDMA_PS_TCP:
-		return "TCP";
-	case RDMA_PS_UDP:
-		return "UDP";
-	case RDMA_PS_IB:
-		return "IB";
-	case RDMA_PS_IPOIB:
-		return "IPOIB";
-	default:
-		return "unknown";
-	}
-}
-
 static void rdmachan_show_addr(struct seq_file *m, const char *key,
 			       const struct sockaddr_storage *ss)
 {
@@ -256,7 +223,8 @@ static void rdmachan_show_id(struct seq_file *m, struct rdmachan_cm_id *id)
 	seq_printf(m, "cm_id:\thandle=%u state=%s", id->handle,
 		   rdmachan_cm_id_state_name(READ_ONCE(id->state)));
 	if (cm_id) {
-		seq_printf(m, " ps=%s qp_type=%s", rdmachan_ps_name(cm_id->ps),
+		seq_printf(m, " ps=%s qp_type=%s",
+			   rdmachan_port_space_name(cm_id->ps),
 			   cm_id->qp_type == IB_QPT_UD ? "UD" : "RC");
 		seq_printf(m, " device=%s port=%u",
 			   cm_id->device ? dev_name(&cm_id->device->dev) : "-",
@@ -325,12 +293,6 @@ static void rdmachan_show_events(struct seq_file *m, struct rdmachan_file *file)
 	kvfree(w.states);
 }
 
-static const char *const rdmachan_async_kind[] = {
-	[RDMACHAN_OBJ_QP] = "qp",
-	[RDMACHAN_OBJ_CQ] = "cq",
-	[RDMACHAN_OBJ_SRQ] = "srq",
-};
-
 /* A QP, CQ or SRQ with what its events wait for; under the verbs lock. */
 static void rdmachan_show_verbs_obj(struct seq_file *m, unsigned long handle,
 				    struct rdmachan_object *obj,
@@ -342,8 +304,8 @@ static void rdmachan_show_verbs_obj(struct seq_file *m, unsigned long handle,
 	struct rdmachan_cq *cq;
 
 	lockdep_assert_held(&ao->v->file->verbs_lock);
-	seq_printf(m, "%s:\thandle=%lu", rdmachan_async_kind[obj->type],
-		   handle);
+	seq_printf(m, "%s:\thandle=%lu",
+		   rdmachan_async_element_name(ao->element), handle);
 	if (obj->type == RDMACHAN_OBJ_QP) {
 		qp = container_of(obj, struct rdmachan_qp, v.obj);
 		seq_printf(m, " qp_num=%u", qp->ib->qp_num);

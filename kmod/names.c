@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rdmachan: the names of CM and async event types, for debugfs, fdinfo and
- * the kernel log. A leaf: it calls nothing of the module.
+ * rdmachan: every name table of the module: CM and async event types,
+ * live-object counters and the kinds of handles they count, QP states and
+ * port spaces, for debugfs, fdinfo and the kernel log. A leaf: it calls
+ * nothing of the module.
  */
 #include "rdmachan.h"
 
@@ -61,4 +63,103 @@ const char *rdmachan_async_event_name(u32 type)
 	if (type < RDMACHAN_ASYNC_EVENT_TYPES && rdmachan_async_event_names[type])
 		return rdmachan_async_event_names[type];
 	return "UNKNOWN";
+}
+
+static const char *const rdmachan_counter_names[RDMACHAN_NR_COUNTERS] = {
+	[RDMACHAN_COUNT_FILES] = "files",
+	[RDMACHAN_COUNT_DEVICES] = "devices",
+	[RDMACHAN_COUNT_CONTEXTS] = "contexts",
+	[RDMACHAN_COUNT_CM_IDS] = "cm_ids",
+	[RDMACHAN_COUNT_CM_EVENTS] = "cm_events",
+	[RDMACHAN_COUNT_COMP_CHANNELS] = "comp_channels",
+	[RDMACHAN_COUNT_PDS] = "pds",
+	[RDMACHAN_COUNT_MRS] = "mrs",
+	[RDMACHAN_COUNT_CQS] = "cqs",
+	[RDMACHAN_COUNT_QPS] = "qps",
+	[RDMACHAN_COUNT_SRQS] = "srqs",
+	[RDMACHAN_COUNT_AHS] = "ahs",
+	[RDMACHAN_COUNT_MCASTS] = "mcasts",
+	[RDMACHAN_COUNT_ASYNC_FDS] = "async_fds",
+	[RDMACHAN_COUNT_ASYNC_EVENTS] = "async_events",
+	[RDMACHAN_COUNT_CQ_RINGS] = "cq_rings",
+	[RDMACHAN_COUNT_USER_QPS] = "user_qps",
+};
+
+/* An enum rdmachan_counter's name in debugfs' rdmachan/objects. */
+const char *rdmachan_counter_name(u32 counter)
+{
+	if (counter < RDMACHAN_NR_COUNTERS)
+		return rdmachan_counter_names[counter];
+	return "unknown";
+}
+
+/* The counter of each kind of handle, whose name a file's debugfs uses. */
+static const enum rdmachan_counter rdmachan_object_counters[RDMACHAN_OBJ_TYPES] = {
+	[RDMACHAN_OBJ_DEVICE_CONTEXT] = RDMACHAN_COUNT_CONTEXTS,
+	[RDMACHAN_OBJ_CM_ID] = RDMACHAN_COUNT_CM_IDS,
+	[RDMACHAN_OBJ_PD] = RDMACHAN_COUNT_PDS,
+	[RDMACHAN_OBJ_MR] = RDMACHAN_COUNT_MRS,
+	[RDMACHAN_OBJ_CQ] = RDMACHAN_COUNT_CQS,
+	[RDMACHAN_OBJ_QP] = RDMACHAN_COUNT_QPS,
+	[RDMACHAN_OBJ_SRQ] = RDMACHAN_COUNT_SRQS,
+	[RDMACHAN_OBJ_AH] = RDMACHAN_COUNT_AHS,
+	[RDMACHAN_OBJ_MCAST] = RDMACHAN_COUNT_MCASTS,
+};
+
+/* An enum rdmachan_object_type's name: its counter's, "contexts" to "mcasts". */
+const char *rdmachan_object_type_name(u32 type)
+{
+	if (type >= RDMACHAN_OBJ_DEVICE_CONTEXT && type < RDMACHAN_OBJ_TYPES)
+		return rdmachan_counter_name(rdmachan_object_counters[type]);
+	return "unknown";
+}
+
+static const char *const rdmachan_async_element_names[] = {
+	[RDMACHAN_ASYNC_ELEMENT_QP] = "qp",
+	[RDMACHAN_ASYNC_ELEMENT_CQ] = "cq",
+	[RDMACHAN_ASYNC_ELEMENT_SRQ] = "srq",
+};
+
+/* What an async event of a QP, CQ or SRQ is about: "qp", "cq" or "srq". */
+const char *rdmachan_async_element_name(u32 element)
+{
+	if (element < ARRAY_SIZE(rdmachan_async_element_names) &&
+	    rdmachan_async_element_names[element])
+		return rdmachan_async_element_names[element];
+	return "unknown";
+}
+
+static const char *const rdmachan_qp_state_names[] = {
+	[IB_QPS_RESET] = "RESET",
+	[IB_QPS_INIT] = "INIT",
+	[IB_QPS_RTR] = "RTR",
+	[IB_QPS_RTS] = "RTS",
+	[IB_QPS_SQD] = "SQD",
+	[IB_QPS_SQE] = "SQE",
+	[IB_QPS_ERR] = "ERR",
+};
+
+/* An enum ib_qp_state as ibv_qp_state's names have it, less the prefix. */
+const char *rdmachan_qp_state_name(u32 state)
+{
+	if (state < ARRAY_SIZE(rdmachan_qp_state_names))
+		return rdmachan_qp_state_names[state];
+	return "unknown";
+}
+
+/* A CM id's port space as enum rdma_ucm_port_space has it, less RDMA_PS_. */
+const char *rdmachan_port_space_name(u32 ps)
+{
+	switch (ps) {
+	case RDMA_PS_TCP:
+		return "TCP";
+	case RDMA_PS_UDP:
+		return "UDP";
+	case RDMA_PS_IB:
+		return "IB";
+	case RDMA_PS_IPOIB:
+		return "IPOIB";
+	default:
+		return "unknown";
+	}
 }

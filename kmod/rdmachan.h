@@ -21,6 +21,7 @@
 
 #include "../uapi/rdmachan.h"
 #include "compat/compat.h"
+#include "names.h"
 
 /*
  * Lock order. A lock is taken only while holding locks above it on its
@@ -427,7 +428,6 @@ struct rdmachan_cm_event_entry {
 	struct rdmachan_cm_event uevent;
 };
 
-const char *rdmachan_cm_event_name(u32 type);
 const char *rdmachan_cm_id_state_name(u32 state);
 void rdmachan_cm_id_set_state(struct rdmachan_cm_id *id, u32 state);
 u32 rdmachan_cm_id_begin_state(struct rdmachan_cm_id *id, u32 state);
