@@ -8,7 +8,7 @@
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 
-#include "rdmachan.h"
+#include "introspect.h"
 
 static atomic_t rdmachan_counters[RDMACHAN_NR_COUNTERS];
 
@@ -37,42 +37,43 @@ static int objects_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(objects);
 
+static int rdmachan_count_object(void *arg, unsigned long handle,
+				 struct rdmachan_object *obj)
+{
+	unsigned long *counts = arg;
+
+	if (obj->type < RDMACHAN_OBJ_TYPES)
+		counts[obj->type]++;
+	return 0;
+}
+
 /*
  * "unacked <event handle> <type> cm_id <handle>" per event read and not
  * acknowledged, also for ids that are being destroyed.
  */
-static void file_unacked_show(struct seq_file *s, struct rdmachan_file *file)
+static void rdmachan_show_unacked_event(void *arg,
+					const struct rdmachan_cm_event_entry *entry,
+					u32 event_handle)
 {
-	struct rdmachan_cm_event_entry *entry;
-	unsigned long handle;
-
-	/* An ack erases the entry under this lock before it frees it. */
-	xa_lock(&file->delivered);
-	xa_for_each(&file->delivered, handle, entry)
-		seq_printf(s, "unacked %lu %s cm_id %u\n", handle,
+	if (event_handle)
+		seq_printf(arg, "unacked %u %s cm_id %u\n", event_handle,
 			   rdmachan_cm_event_name(entry->uevent.event),
 			   entry->uevent.id_handle);
-	xa_unlock(&file->delivered);
 }
 
 /* "cq_unacked <cq handle> <count>" per CQ with completion events taken. */
-static void file_cq_unacked_show(struct seq_file *s, struct rdmachan_file *file)
+static int rdmachan_show_cq_unacked(void *arg, unsigned long handle,
+				    struct rdmachan_object *obj)
 {
-	struct rdmachan_object *obj;
-	struct rdmachan_cq *cq;
-	unsigned long handle;
 	unsigned int n;
 
-	xa_lock(&file->objects);
-	xa_for_each(&file->objects, handle, obj) {
-		if (obj->type != RDMACHAN_OBJ_CQ)
-			continue;
-		cq = container_of(obj, struct rdmachan_cq, v.obj);
-		n = READ_ONCE(cq->events_unacked);
-		if (n)
-			seq_printf(s, "cq_unacked %lu %u\n", handle, n);
-	}
-	xa_unlock(&file->objects);
+	if (obj->type != RDMACHAN_OBJ_CQ)
+		return 0;
+	n = READ_ONCE(container_of(obj, struct rdmachan_cq,
+				   v.obj)->events_unacked);
+	if (n)
+		seq_printf(arg, "cq_unacked %lu %u\n", handle, n);
+	return 0;
 }
 
 /*
@@ -80,62 +81,65 @@ static void file_cq_unacked_show(struct seq_file *s, struct rdmachan_file *file)
  * of async events read and not acknowledged; "async_queue <context>
  * <queued> <dropped>" per context with events waiting or dropped.
  */
-static void file_async_show(struct seq_file *s, struct rdmachan_file *file)
+static int rdmachan_show_async_unacked(void *arg, unsigned long handle,
+				       struct rdmachan_object *obj)
 {
 	struct rdmachan_async_queue *q;
 	struct rdmachan_async_obj *ao;
-	struct rdmachan_object *obj;
-	unsigned long handle;
+	struct seq_file *s = arg;
 	unsigned int n;
 	u32 type;
 
-	xa_lock(&file->objects);
-	xa_for_each(&file->objects, handle, obj) {
-		if (obj->type == RDMACHAN_OBJ_DEVICE_CONTEXT) {
-			q = container_of(obj, struct rdmachan_context, obj)->async;
-			if (READ_ONCE(q->queued) || READ_ONCE(q->dropped))
-				seq_printf(s, "async_queue %lu %u %lu\n", handle,
-					   READ_ONCE(q->queued),
-					   READ_ONCE(q->dropped));
-			continue;
-		}
-		ao = rdmachan_async_obj_of(obj);
-		if (!ao || !ao->queue)
-			continue;
-		for (type = 0; type < RDMACHAN_ASYNC_EVENT_TYPES; type++) {
-			n = READ_ONCE(ao->unacked_by_type[type]);
-			if (n)
-				seq_printf(s, "async_unacked %s %s %lu %u\n",
-					   rdmachan_async_event_name(type),
-					   rdmachan_async_element_name(ao->element),
-					   handle, n);
-		}
+	if (obj->type == RDMACHAN_OBJ_DEVICE_CONTEXT) {
+		q = container_of(obj, struct rdmachan_context, obj)->async;
+		if (READ_ONCE(q->queued) || READ_ONCE(q->dropped))
+			seq_printf(s, "async_queue %lu %u %lu\n", handle,
+				   READ_ONCE(q->queued), READ_ONCE(q->dropped));
+		return 0;
 	}
-	xa_unlock(&file->objects);
+	ao = rdmachan_async_obj_of(obj);
+	if (!ao || !ao->queue)
+		return 0;
+	for (type = 0; type < RDMACHAN_ASYNC_EVENT_TYPES; type++) {
+		n = READ_ONCE(ao->unacked_by_type[type]);
+		if (n)
+			seq_printf(s, "async_unacked %s %s %lu %u\n",
+				   rdmachan_async_event_name(type),
+				   rdmachan_async_element_name(ao->element),
+				   handle, n);
+	}
+	return 0;
 }
 
+/*
+ * What the file's events wait for, after its counters; every CQ's line
+ * before any async line, as they always came.
+ */
+static void rdmachan_debugfs_show_unacked(struct seq_file *s,
+					  struct rdmachan_file *file)
+{
+	rdmachan_walk_cm_events(file, rdmachan_show_unacked_event, s);
+	if (!rdmachan_walk_objects(file, rdmachan_show_cq_unacked, s))
+		rdmachan_walk_objects(file, rdmachan_show_async_unacked, s);
+}
+
+/* "owner <tgid>", then "<kind> <count>" per kind of handle. */
 static int file_objects_show(struct seq_file *s, void *unused)
 {
 	unsigned long counts[RDMACHAN_OBJ_TYPES] = {};
 	struct rdmachan_file *file = s->private;
-	struct rdmachan_object *obj;
-	unsigned long handle;
 	u32 type;
+	int ret;
 
-	xa_lock(&file->objects);
-	xa_for_each(&file->objects, handle, obj)
-		if (obj->type < ARRAY_SIZE(counts))
-			counts[obj->type]++;
-	xa_unlock(&file->objects);
-
+	ret = rdmachan_walk_objects(file, rdmachan_count_object, counts);
+	if (ret)
+		return ret;
 	seq_printf(s, "owner %d\n", pid_nr(file->owner));
 	for (type = RDMACHAN_OBJ_DEVICE_CONTEXT; type < RDMACHAN_OBJ_TYPES;
 	     type++)
 		seq_printf(s, "%s %lu\n", rdmachan_object_type_name(type),
 			   counts[type]);
-	file_unacked_show(s, file);
-	file_cq_unacked_show(s, file);
-	file_async_show(s, file);
+	rdmachan_debugfs_show_unacked(s, file);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(file_objects);

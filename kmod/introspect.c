@@ -11,22 +11,7 @@
 #include <rdma/ib_addr.h>
 #include <rdma/ib.h>
 
-#include "rdmachan.h"
-
-/* At most this many events per file in fdinfo; the totals count all. */
-#define RDMACHAN_FDINFO_MAX_EVENTS	256
-
-struct rdmachan_event_walk {
-	/* only this id's events; 0 for all */
-	u32 id_handle;
-	bool id_seen;
-	struct rdmachan_event_state *states;
-	u32 max_states;
-	u32 num_states;
-	u32 queued;
-	u32 unacked;
-	u32 destroy_waiting;
-};
+#include "introspect.h"
 
 static bool rdmachan_event_destroy_waiting(const struct rdmachan_cm_event_entry *entry)
 {
@@ -34,28 +19,29 @@ static bool rdmachan_event_destroy_waiting(const struct rdmachan_cm_event_entry 
 	       (entry->mcast && READ_ONCE(entry->mcast->destroy_waiting));
 }
 
-/* One event into @w; @event_handle is 0 for a queued one. */
-static void rdmachan_event_walk_add(struct rdmachan_event_walk *w,
-				    const struct rdmachan_cm_event_entry *entry,
-				    u32 event_handle, u64 now)
+/* One event into the records; @event_handle is 0 for a queued one. */
+static void rdmachan_event_record_add(void *arg,
+				      const struct rdmachan_cm_event_entry *entry,
+				      u32 event_handle)
 {
+	struct rdmachan_event_records *r = arg;
 	struct rdmachan_event_state *st;
 	bool waiting = false;
 
-	if (w->id_handle && READ_ONCE(entry->id->handle) != w->id_handle)
+	if (r->id_handle && READ_ONCE(entry->id->handle) != r->id_handle)
 		return;
-	w->id_seen = true;
+	r->id_seen = true;
 	if (event_handle) {
-		w->unacked++;
+		r->unacked++;
 		waiting = rdmachan_event_destroy_waiting(entry);
 		if (waiting)
-			w->destroy_waiting++;
+			r->destroy_waiting++;
 	} else {
-		w->queued++;
+		r->queued++;
 	}
-	if (w->num_states >= w->max_states)
+	if (r->num_states >= r->max_states)
 		return;
-	st = &w->states[w->num_states++];
+	st = &r->states[r->num_states++];
 	st->id_handle = READ_ONCE(entry->id->handle);
 	st->event = entry->uevent.event;
 	st->event_handle = event_handle;
@@ -65,33 +51,21 @@ static void rdmachan_event_walk_add(struct rdmachan_event_walk *w,
 		st->flags |= RDMACHAN_EVENT_STATE_UNACKED;
 	if (waiting)
 		st->flags |= RDMACHAN_EVENT_STATE_DESTROY_WAITING;
-	st->age_ns = now - (event_handle ? entry->read_ns : entry->queued_ns);
+	st->age_ns = r->now - (event_handle ? entry->read_ns : entry->queued_ns);
 }
 
 /* The events read and not acknowledged, by handle, then the queued ones. */
-static void rdmachan_event_walk(struct rdmachan_file *file,
-				struct rdmachan_event_walk *w)
+void rdmachan_event_records_fill(struct rdmachan_file *file,
+				 struct rdmachan_event_records *r)
 {
-	struct rdmachan_cm_event_entry *entry;
-	unsigned long handle;
-	u64 now = ktime_get_ns();
-
-	/* An ack erases the entry under this lock before it frees it. */
-	xa_lock(&file->delivered);
-	xa_for_each(&file->delivered, handle, entry)
-		rdmachan_event_walk_add(w, entry, handle, now);
-	xa_unlock(&file->delivered);
-
-	spin_lock(&file->events_lock);
-	list_for_each_entry(entry, &file->events, list)
-		rdmachan_event_walk_add(w, entry, 0, now);
-	spin_unlock(&file->events_lock);
+	r->now = ktime_get_ns();
+	rdmachan_walk_cm_events(file, rdmachan_event_record_add, r);
 }
 
 int rdmachan_cmd_query_events(struct rdmachan_call *call, void *arg)
 {
 	struct rdmachan_query_events *cmd = arg;
-	struct rdmachan_event_walk w = {
+	struct rdmachan_event_records r = {
 		.id_handle = cmd->id_handle,
 		.max_states = cmd->max_states,
 	};
@@ -102,18 +76,18 @@ int rdmachan_cmd_query_events(struct rdmachan_call *call, void *arg)
 	u32 i;
 
 	if (cmd->__reserved || cmd->max_states > RDMACHAN_MAX_EVENT_STATES ||
-	    (cmd->max_states && stride < sizeof(*w.states)))
+	    (cmd->max_states && stride < sizeof(*r.states)))
 		return -EINVAL;
-	if (w.max_states) {
-		w.states = kvcalloc(w.max_states, sizeof(*w.states),
+	if (r.max_states) {
+		r.states = kvcalloc(r.max_states, sizeof(*r.states),
 				    GFP_KERNEL_ACCOUNT);
-		if (!w.states)
+		if (!r.states)
 			return -ENOMEM;
 	}
-	rdmachan_event_walk(call->file, &w);
+	rdmachan_event_records_fill(call->file, &r);
 	/* An id whose destroy waits is out of the table: its events name it. */
-	if (w.id_handle && !w.id_seen) {
-		obj = rdmachan_object_get(call->file, w.id_handle,
+	if (r.id_handle && !r.id_seen) {
+		obj = rdmachan_object_get(call->file, r.id_handle,
 					  RDMACHAN_OBJ_CM_ID);
 		if (!obj) {
 			ret = -ENOENT;
@@ -121,22 +95,43 @@ int rdmachan_cmd_query_events(struct rdmachan_call *call, void *arg)
 		}
 		rdmachan_object_put(obj);
 	}
-	len = min(stride, sizeof(*w.states));
-	for (i = 0; i < w.num_states; i++) {
-		if (copy_to_user(ustates + i * stride, &w.states[i], len) ||
+	len = min(stride, sizeof(*r.states));
+	for (i = 0; i < r.num_states; i++) {
+		if (copy_to_user(ustates + i * stride, &r.states[i], len) ||
 		    (stride > len && clear_user(ustates + i * stride + len,
 						stride - len))) {
 			ret = -EFAULT;
 			goto out;
 		}
 	}
-	cmd->out_num_states = w.num_states;
-	cmd->out_queued = w.queued;
-	cmd->out_unacked = w.unacked;
-	cmd->out_destroy_waiting = w.destroy_waiting;
+	cmd->out_num_states = r.num_states;
+	cmd->out_queued = r.queued;
+	cmd->out_unacked = r.unacked;
+	cmd->out_destroy_waiting = r.destroy_waiting;
 out:
-	kvfree(w.states);
+	kvfree(r.states);
 	return ret;
+}
+
+/*
+ * What the async events of @obj, a QP, CQ or SRQ, wait for, and for a CQ
+ * the completion events taken and not acknowledged: every out_ field of
+ * @rec. @obj is held.
+ */
+void rdmachan_async_record_fill(struct rdmachan_object *obj,
+				struct rdmachan_query_async_events *rec)
+{
+	rec->out_queued = 0;
+	rec->out_unacked = 0;
+	rec->out_unacked_types = 0;
+	rec->out_unacked_age_ns = 0;
+	rec->out_flags = 0;
+	rec->out_comp_unacked = 0;
+	rdmachan_async_obj_query(rdmachan_async_obj_of(obj), rec);
+	if (obj->type == RDMACHAN_OBJ_CQ)
+		rec->out_comp_unacked =
+			READ_ONCE(container_of(obj, struct rdmachan_cq,
+					       v.obj)->events_unacked);
 }
 
 int rdmachan_cmd_query_async_events(struct rdmachan_call *call, void *arg)
@@ -158,20 +153,13 @@ int rdmachan_cmd_query_async_events(struct rdmachan_call *call, void *arg)
 	if (!ao)
 		return -ENOENT;
 
-	cmd->out_queued = 0;
-	cmd->out_unacked = 0;
-	cmd->out_unacked_types = 0;
-	cmd->out_unacked_age_ns = 0;
-	cmd->out_flags = 0;
-	cmd->out_comp_unacked = 0;
-	rdmachan_async_obj_query(ao, cmd);
-	if (obj->type == RDMACHAN_OBJ_CQ)
-		cmd->out_comp_unacked =
-			READ_ONCE(container_of(obj, struct rdmachan_cq,
-					       v.obj)->events_unacked);
+	rdmachan_async_record_fill(obj, cmd);
 	rdmachan_object_put(obj);
 	return 0;
 }
+
+/* At most this many events per file in fdinfo; the totals count all. */
+#define RDMACHAN_FDINFO_MAX_EVENTS	256
 
 static void rdmachan_show_addr(struct seq_file *m, const char *key,
 			       const struct sockaddr_storage *ss)
@@ -238,50 +226,36 @@ static void rdmachan_show_id(struct seq_file *m, struct rdmachan_cm_id *id)
 	spin_unlock(&id->ack_lock);
 }
 
-/* One CM id at a time, held and locked as a CM call holds it. */
-static void rdmachan_show_ids(struct seq_file *m, struct rdmachan_file *file)
+/* A CM id, locked as a CM call locks it. */
+static int rdmachan_show_cm_id_obj(void *arg, unsigned long handle,
+				   struct rdmachan_object *obj)
 {
-	struct rdmachan_object *obj;
 	struct rdmachan_cm_id *id;
-	unsigned long index = 0;
 
-	for (;;) {
-		xa_lock(&file->objects);
-		obj = xa_find(&file->objects, &index, ULONG_MAX, XA_PRESENT);
-		while (obj && obj->type != RDMACHAN_OBJ_CM_ID)
-			obj = xa_find_after(&file->objects, &index, ULONG_MAX,
-					    XA_PRESENT);
-		if (obj)
-			kref_get(&obj->ref);
-		xa_unlock(&file->objects);
-		if (!obj)
-			return;
-		id = container_of(obj, struct rdmachan_cm_id, obj);
-		if (mutex_lock_killable(&id->lock)) {
-			rdmachan_object_put(obj);
-			return;
-		}
-		rdmachan_show_id(m, id);
-		mutex_unlock(&id->lock);
-		rdmachan_object_put(obj);
-		index++;
-	}
+	if (obj->type != RDMACHAN_OBJ_CM_ID)
+		return 0;
+	id = container_of(obj, struct rdmachan_cm_id, obj);
+	if (mutex_lock_killable(&id->lock))
+		return -EINTR;
+	rdmachan_show_id(arg, id);
+	mutex_unlock(&id->lock);
+	return 0;
 }
 
 static void rdmachan_show_events(struct seq_file *m, struct rdmachan_file *file)
 {
-	struct rdmachan_event_walk w = { .max_states = RDMACHAN_FDINFO_MAX_EVENTS };
+	struct rdmachan_event_records r = { .max_states = RDMACHAN_FDINFO_MAX_EVENTS };
 	struct rdmachan_event_state *st;
 	u32 i;
 
-	w.states = kvcalloc(w.max_states, sizeof(*w.states), GFP_KERNEL);
-	if (!w.states)
-		w.max_states = 0;
-	rdmachan_event_walk(file, &w);
+	r.states = kvcalloc(r.max_states, sizeof(*r.states), GFP_KERNEL);
+	if (!r.states)
+		r.max_states = 0;
+	rdmachan_event_records_fill(file, &r);
 	seq_printf(m, "cm_events:\tqueued=%u unacked=%u destroy_waiting=%u\n",
-		   w.queued, w.unacked, w.destroy_waiting);
-	for (i = 0; i < w.num_states; i++) {
-		st = &w.states[i];
+		   r.queued, r.unacked, r.destroy_waiting);
+	for (i = 0; i < r.num_states; i++) {
+		st = &r.states[i];
 		seq_printf(m, "cm_event:\tid=%u event=%s state=%s handle=%u age_ms=%llu%s\n",
 			   st->id_handle, rdmachan_cm_event_name(st->event),
 			   st->flags & RDMACHAN_EVENT_STATE_UNACKED ?
@@ -290,22 +264,26 @@ static void rdmachan_show_events(struct seq_file *m, struct rdmachan_file *file)
 			   st->flags & RDMACHAN_EVENT_STATE_DESTROY_WAITING ?
 			   " destroy_waiting" : "");
 	}
-	kvfree(w.states);
+	kvfree(r.states);
 }
 
-/* A QP, CQ or SRQ with what its events wait for; under the verbs lock. */
-static void rdmachan_show_verbs_obj(struct seq_file *m, unsigned long handle,
-				    struct rdmachan_object *obj,
-				    struct rdmachan_async_obj *ao)
+/* A live QP, CQ or SRQ with what its events wait for: its record. */
+static int rdmachan_show_verbs_obj(void *arg, unsigned long handle,
+				   struct rdmachan_object *obj)
 {
+	struct rdmachan_async_obj *ao = rdmachan_async_obj_of(obj);
 	struct rdmachan_query_async_events q = {};
+	struct seq_file *m = arg;
 	enum ib_qp_state state;
 	struct rdmachan_qp *qp;
-	struct rdmachan_cq *cq;
 
+	if (!ao)
+		return 0;
 	lockdep_assert_held(&ao->v->file->verbs_lock);
-	seq_printf(m, "%s:\thandle=%lu",
-		   rdmachan_async_element_name(ao->element), handle);
+	if (!ao->v->live)
+		return 0;
+	seq_printf(m, "%s:\thandle=%lu", rdmachan_async_element_name(ao->element),
+		   handle);
 	if (obj->type == RDMACHAN_OBJ_QP) {
 		qp = container_of(obj, struct rdmachan_qp, v.obj);
 		seq_printf(m, " qp_num=%u", qp->ib->qp_num);
@@ -313,37 +291,19 @@ static void rdmachan_show_verbs_obj(struct seq_file *m, unsigned long handle,
 			seq_printf(m, " state=%s",
 				   rdmachan_qp_state_name(state));
 	}
-	rdmachan_async_obj_query(ao, &q);
+	rdmachan_async_record_fill(obj, &q);
 	seq_printf(m, " async_queued=%u async_unacked=%u", q.out_queued,
 		   q.out_unacked);
 	if (q.out_unacked)
 		seq_printf(m, " async_types=0x%llx async_age_ms=%llu",
 			   q.out_unacked_types,
 			   div_u64(q.out_unacked_age_ns, NSEC_PER_MSEC));
-	if (obj->type == RDMACHAN_OBJ_CQ) {
-		cq = container_of(obj, struct rdmachan_cq, v.obj);
-		seq_printf(m, " comp_unacked=%u", READ_ONCE(cq->events_unacked));
-	}
+	if (obj->type == RDMACHAN_OBJ_CQ)
+		seq_printf(m, " comp_unacked=%u", q.out_comp_unacked);
 	seq_printf(m, "%s\n",
 		   q.out_flags & RDMACHAN_ASYNC_STATE_DESTROY_WAITING ?
 		   " destroy_waiting" : "");
-}
-
-/* Under the verbs lock for read, no verbs object is torn down. */
-static void rdmachan_show_verbs(struct seq_file *m, struct rdmachan_file *file)
-{
-	struct rdmachan_async_obj *ao;
-	struct rdmachan_object *obj;
-	unsigned long handle;
-
-	if (down_read_killable(&file->verbs_lock))
-		return;
-	xa_for_each(&file->objects, handle, obj) {
-		ao = rdmachan_async_obj_of(obj);
-		if (ao && ao->v->live)
-			rdmachan_show_verbs_obj(m, handle, obj, ao);
-	}
-	up_read(&file->verbs_lock);
+	return 0;
 }
 
 void rdmachan_show_fdinfo(struct seq_file *m, struct file *filp)
@@ -351,7 +311,7 @@ void rdmachan_show_fdinfo(struct seq_file *m, struct file *filp)
 	struct rdmachan_file *file = filp->private_data;
 
 	seq_printf(m, "rdmachan_owner:\t%d\n", pid_vnr(file->owner));
-	rdmachan_show_ids(m, file);
+	rdmachan_walk_objects(file, rdmachan_show_cm_id_obj, m);
 	rdmachan_show_events(m, file);
-	rdmachan_show_verbs(m, file);
+	rdmachan_walk_objects(file, rdmachan_show_verbs_obj, m);
 }
