@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rdmachan: introspection, what a file's events wait for: one walk of the
- * file (introspect_walk.c) and the records of the QUERY ioctls, which
- * fdinfo prints too (introspect.c).
+ * rdmachan: introspection, what a file's events wait for. One walk of the
+ * file (introspect_walk.c) and two printers: records for the QUERY
+ * ioctls (introspect.c), text for fdinfo and the file's debugfs entry
+ * (introspect_text.c).
  */
 #ifndef RDMACHAN_INTROSPECT_H
 #define RDMACHAN_INTROSPECT_H
 
 #include "rdmachan.h"
+
+struct seq_file;
 
 /* The walk */
 void rdmachan_walk_cm_events(struct rdmachan_file *file,
@@ -43,5 +46,10 @@ void rdmachan_event_records_fill(struct rdmachan_file *file,
 				 struct rdmachan_event_records *r);
 void rdmachan_async_record_fill(struct rdmachan_object *obj,
 				struct rdmachan_query_async_events *rec);
+
+/* The text */
+void rdmachan_show_fdinfo(struct seq_file *m, struct file *filp);
+void rdmachan_debugfs_show_unacked(struct seq_file *s,
+				   struct rdmachan_file *file);
 
 #endif /* RDMACHAN_INTROSPECT_H */

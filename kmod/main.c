@@ -15,6 +15,7 @@
 #include <linux/uaccess.h>
 
 #include "ioctl_args.h"
+#include "introspect.h"
 #include "rdmachan.h"
 
 /* Large enough for the argument of any command (checked for each below). */
@@ -396,7 +397,7 @@ static int __init rdmachan_init(void)
 {
 	int ret;
 
-	rdmachan_debugfs_init();
+	rdmachan_debugfs_init(rdmachan_debugfs_show_unacked);
 	/*
 	 * ib_uverbs' client first: the IB core removes the last registered
 	 * first, and the module's removal must free the uverbs files and

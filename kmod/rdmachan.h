@@ -543,8 +543,6 @@ int rdmachan_cmd_update_cq_ring(struct rdmachan_call *call, void *arg);
 int rdmachan_cmd_bind_user_qp(struct rdmachan_call *call, void *arg);
 int rdmachan_cmd_query_events(struct rdmachan_call *call, void *arg);
 int rdmachan_cmd_query_async_events(struct rdmachan_call *call, void *arg);
-struct seq_file;
-void rdmachan_show_fdinfo(struct seq_file *m, struct file *filp);
 
 /* Bypass mode's QPs (user_qp.c); transitions with the CM handler lock */
 bool rdmachan_user_qp_supported(void);
@@ -608,7 +606,9 @@ enum rdmachan_counter {
 
 void rdmachan_count_inc(enum rdmachan_counter counter);
 void rdmachan_count_dec(enum rdmachan_counter counter);
-void rdmachan_debugfs_init(void);
+struct seq_file;
+void rdmachan_debugfs_init(void (*show_unacked)(struct seq_file *s,
+						struct rdmachan_file *file));
 void rdmachan_debugfs_exit(void);
 void rdmachan_debugfs_add_file(struct rdmachan_file *file);
 void rdmachan_debugfs_remove_file(struct rdmachan_file *file);
