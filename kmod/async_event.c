@@ -2,26 +2,20 @@
 /*
  * rdmachan: asynchronous events of device contexts.
  *
- * Each device context has a queue, read through an anonymous-inode file
- * (RDMACHAN_IOC_OPEN_ASYNC_FD). The event handlers of its QPs, CQs and
- * SRQs, in whatever context the driver calls them, and the device's event
- * handler (ports, and DEVICE_FATAL when the device goes) queue entries on
- * it while that file is open. Reading an object's event counts it on the
+ * Each device context has an event queue (event_queue.c), read through
+ * its file (RDMACHAN_IOC_OPEN_ASYNC_FD). The event handlers of its QPs,
+ * CQs and SRQs, in whatever context the driver calls them, and the
+ * device's event handler (ports, and DEVICE_FATAL when the device goes)
+ * queue entries on it while that file is open. Reading an object's event counts it on the
  * object until RDMACHAN_IOC_ACK_ASYNC_EVENT; the object's destroy drops
  * its queued events and waits for the count, as a CM id's destroy does.
  * An entry holds a reference on its object, so the object's handle and
  * user_context are there to report.
  */
-#include <linux/anon_inodes.h>
-#include <linux/file.h>
-#include <linux/fs.h>
-#include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/memcontrol.h>
 #include <linux/sched/mm.h>
-#include <linux/uaccess.h>
 
-#include "ioctl_args.h"
 #include "rdmachan.h"
 
 struct rdmachan_async_event {
@@ -66,6 +60,19 @@ static u32 rdmachan_async_element_of(u32 type)
 	}
 }
 
+static const struct rdmachan_event_queue_ops rdmachan_async_ops;
+
+static struct rdmachan_async_queue *
+rdmachan_async_queue_of(struct rdmachan_event_queue *eq)
+{
+	return container_of(eq, struct rdmachan_async_queue, eq);
+}
+
+static struct rdmachan_async_event *rdmachan_async_event_of(struct list_head *entry)
+{
+	return container_of(entry, struct rdmachan_async_event, list);
+}
+
 struct rdmachan_async_queue *rdmachan_async_queue_new(struct rdmachan_device *dev,
 						      struct pid *owner)
 {
@@ -73,25 +80,19 @@ struct rdmachan_async_queue *rdmachan_async_queue_new(struct rdmachan_device *de
 
 	if (!q)
 		return NULL;
-	kref_init(&q->ref);
-	q->owner = get_pid(owner);
+	rdmachan_event_queue_init(&q->eq, &rdmachan_async_ops, owner);
 	q->memcg = get_mem_cgroup_from_mm(current->mm);
 	kref_get(&dev->ref);
 	q->dev = dev;
-	spin_lock_init(&q->lock);
-	INIT_LIST_HEAD(&q->events);
-	init_waitqueue_head(&q->wait);
 	INIT_LIST_HEAD(&q->dev_entry);
 	return q;
 }
 
-static void rdmachan_async_queue_free(struct kref *ref)
+static void rdmachan_async_queue_free(struct rdmachan_event_queue *eq)
 {
-	struct rdmachan_async_queue *q =
-		container_of(ref, struct rdmachan_async_queue, ref);
+	struct rdmachan_async_queue *q = rdmachan_async_queue_of(eq);
 
-	WARN_ON(!list_empty(&q->events));
-	put_pid(q->owner);
+	WARN_ON(!list_empty(&eq->events));
 	mem_cgroup_put(q->memcg);
 	rdmachan_device_put(q->dev);
 	kfree(q);
@@ -99,7 +100,7 @@ static void rdmachan_async_queue_free(struct kref *ref)
 
 void rdmachan_async_queue_put(struct rdmachan_async_queue *q)
 {
-	kref_put(&q->ref, rdmachan_async_queue_free);
+	rdmachan_event_queue_put(&q->eq);
 }
 
 static void rdmachan_async_event_free(struct rdmachan_async_event *ev)
@@ -118,33 +119,66 @@ static void rdmachan_async_free_list(struct list_head *list)
 		rdmachan_async_event_free(ev);
 }
 
-/* With q->lock held: whether an event may be queued. */
-static bool rdmachan_async_accepting(struct rdmachan_async_queue *q)
+/* With the queue's lock held: whether @ev may wait in the queue. */
+static bool rdmachan_async_wanted(struct rdmachan_async_queue *q,
+				  struct rdmachan_async_event *ev)
 {
-	lockdep_assert_held(&q->lock);
-	return q->reader && !q->gone;
+	lockdep_assert_held(&q->eq.lock);
+	return q->reader && !q->eq.gone && !(ev->ao && ev->ao->dying);
 }
 
-/*
- * Queues @ev, with q->lock held; false when it is not wanted. Only
- * DEVICE_FATAL (@always) goes past the limit of unread events.
- */
-static bool rdmachan_async_enqueue(struct rdmachan_async_queue *q,
-				   struct rdmachan_async_event *ev, bool always)
+/* A new event: only DEVICE_FATAL goes past the limit of unread events. */
+static bool rdmachan_async_admit(struct rdmachan_event_queue *eq,
+				 struct list_head *entry)
 {
-	lockdep_assert_held(&q->lock);
-	if (!rdmachan_async_accepting(q) || (ev->ao && ev->ao->dying))
+	struct rdmachan_async_queue *q = rdmachan_async_queue_of(eq);
+	struct rdmachan_async_event *ev = rdmachan_async_event_of(entry);
+
+	if (!rdmachan_async_wanted(q, ev))
 		return false;
-	if (q->queued >= RDMACHAN_ASYNC_MAX_QUEUED && !always) {
+	if (q->queued >= RDMACHAN_ASYNC_MAX_QUEUED &&
+	    ev->type != IB_EVENT_DEVICE_FATAL) {
 		q->dropped++;
 		return false;
 	}
 	if (ev->ao)
 		kref_get(&ev->ao->v->obj.ref);
-	list_add_tail(&ev->list, &q->events);
 	q->queued++;
 	rdmachan_count_inc(RDMACHAN_COUNT_ASYNC_EVENTS);
 	return true;
+}
+
+/*
+ * Queues an event of @type about @ao (NULL: a port or the device),
+ * allocated with @gfp and charged to the queue's memory cgroup; one that
+ * cannot be allocated is counted as dropped, but DEVICE_FATAL (the
+ * device's, in process context) must get through, uncharged at the limit.
+ */
+static void rdmachan_async_queue_event(struct rdmachan_async_queue *q,
+				       struct rdmachan_async_obj *ao, u32 type,
+				       u32 element, u32 port_num, gfp_t gfp)
+{
+	struct rdmachan_async_event *ev;
+	struct mem_cgroup *old_memcg;
+	unsigned long flags;
+
+	old_memcg = set_active_memcg(q->memcg);
+	ev = kzalloc(sizeof(*ev), gfp);
+	set_active_memcg(old_memcg);
+	if (!ev && type == IB_EVENT_DEVICE_FATAL)
+		ev = kzalloc(sizeof(*ev), GFP_KERNEL | __GFP_NOFAIL);
+	if (!ev) {
+		spin_lock_irqsave(&q->eq.lock, flags);
+		q->dropped++;
+		spin_unlock_irqrestore(&q->eq.lock, flags);
+		return;
+	}
+	ev->ao = ao;
+	ev->type = type;
+	ev->element = element;
+	ev->port_num = port_num;
+	if (!rdmachan_event_queue_add(&q->eq, &ev->list))
+		kfree(ev);
 }
 
 void rdmachan_async_obj_init(struct rdmachan_async_obj *ao,
@@ -155,7 +189,7 @@ void rdmachan_async_obj_init(struct rdmachan_async_obj *ao,
 	ao->element = element;
 	ao->user_context = user_context;
 	init_waitqueue_head(&ao->ack_wait);
-	kref_get(&q->ref);
+	kref_get(&q->eq.ref);
 	ao->queue = q;
 }
 
@@ -173,67 +207,14 @@ void rdmachan_async_obj_release(struct rdmachan_async_obj *ao)
 void rdmachan_async_report(struct rdmachan_async_obj *ao, u32 type)
 {
 	struct rdmachan_async_queue *q = ao->queue;
-	struct rdmachan_async_event *ev;
-	struct mem_cgroup *old_memcg;
-	unsigned long flags;
-	bool queued;
 
 	if (!q || rdmachan_async_element_of(type) != ao->element)
 		return;
 	/* Nobody reads: no allocation (checked again under the lock). */
 	if (!READ_ONCE(q->reader))
 		return;
-	old_memcg = set_active_memcg(q->memcg);
-	ev = kzalloc(sizeof(*ev), GFP_ATOMIC | __GFP_ACCOUNT);
-	set_active_memcg(old_memcg);
-	spin_lock_irqsave(&q->lock, flags);
-	if (!ev) {
-		q->dropped++;
-		spin_unlock_irqrestore(&q->lock, flags);
-		return;
-	}
-	ev->ao = ao;
-	ev->type = type;
-	ev->element = ao->element;
-	queued = rdmachan_async_enqueue(q, ev, false);
-	spin_unlock_irqrestore(&q->lock, flags);
-	if (queued)
-		wake_up_interruptible(&q->wait);
-	else
-		kfree(ev);
-}
-
-/* A port or device event for one queue, in process context. */
-static void rdmachan_async_queue_device_event(struct rdmachan_async_queue *q,
-					      u32 type, u32 element,
-					      u32 port_num)
-{
-	bool fatal = type == IB_EVENT_DEVICE_FATAL;
-	struct rdmachan_async_event *ev;
-	struct mem_cgroup *old_memcg;
-	bool queued;
-
-	/* DEVICE_FATAL must get through, uncharged at the cgroup's limit. */
-	old_memcg = set_active_memcg(q->memcg);
-	ev = kzalloc(sizeof(*ev), RDMACHAN_GFP | __GFP_NOWARN);
-	set_active_memcg(old_memcg);
-	if (!ev && fatal)
-		ev = kzalloc(sizeof(*ev), GFP_KERNEL | __GFP_NOFAIL);
-	spin_lock_irq(&q->lock);
-	if (!ev) {
-		q->dropped++;
-		spin_unlock_irq(&q->lock);
-		return;
-	}
-	ev->type = type;
-	ev->element = element;
-	ev->port_num = port_num;
-	queued = rdmachan_async_enqueue(q, ev, fatal);
-	spin_unlock_irq(&q->lock);
-	if (queued)
-		wake_up_interruptible(&q->wait);
-	else
-		kfree(ev);
+	rdmachan_async_queue_event(q, ao, type, ao->element, 0,
+				   GFP_ATOMIC | __GFP_ACCOUNT);
 }
 
 /* The device's event handler: every queue being read gets its events. */
@@ -250,9 +231,10 @@ static void rdmachan_async_device_event(struct ib_event_handler *handler,
 		return;
 	mutex_lock(&dev->async_lock);
 	list_for_each_entry(q, &dev->async_queues, dev_entry)
-		rdmachan_async_queue_device_event(q, event->event, element,
-						  element == RDMACHAN_ASYNC_ELEMENT_PORT ?
-						  event->element.port_num : 0);
+		rdmachan_async_queue_event(q, NULL, event->event, element,
+					   element == RDMACHAN_ASYNC_ELEMENT_PORT ?
+					   event->element.port_num : 0,
+					   RDMACHAN_GFP | __GFP_NOWARN);
 	mutex_unlock(&dev->async_lock);
 }
 
@@ -278,9 +260,9 @@ void rdmachan_async_device_remove(struct rdmachan_device *dev)
 	mutex_lock(&dev->async_lock);
 	dev->async_removed = true;
 	list_for_each_entry(q, &dev->async_queues, dev_entry)
-		rdmachan_async_queue_device_event(q, IB_EVENT_DEVICE_FATAL,
-						  RDMACHAN_ASYNC_ELEMENT_DEVICE,
-						  0);
+		rdmachan_async_queue_event(q, NULL, IB_EVENT_DEVICE_FATAL,
+					   RDMACHAN_ASYNC_ELEMENT_DEVICE, 0,
+					   RDMACHAN_GFP | __GFP_NOWARN);
 	mutex_unlock(&dev->async_lock);
 }
 
@@ -296,17 +278,17 @@ void rdmachan_async_obj_dying(struct rdmachan_async_obj *ao, bool dying)
 
 	if (!q)
 		return;
-	spin_lock_irq(&q->lock);
+	spin_lock_irq(&q->eq.lock);
 	ao->dying = dying;
 	if (dying) {
-		list_for_each_entry_safe(ev, tmp, &q->events, list) {
+		list_for_each_entry_safe(ev, tmp, &q->eq.events, list) {
 			if (ev->ao != ao)
 				continue;
 			list_move_tail(&ev->list, &dropped);
 			q->queued--;
 		}
 	}
-	spin_unlock_irq(&q->lock);
+	spin_unlock_irq(&q->eq.lock);
 	/* The destroy holds a reference: these are not the last. */
 	rdmachan_async_free_list(&dropped);
 }
@@ -315,11 +297,11 @@ static void rdmachan_async_describe_unacked(void *arg, char *buf, size_t len)
 {
 	struct rdmachan_async_obj *ao = arg;
 
-	spin_lock_irq(&ao->queue->lock);
+	spin_lock_irq(&ao->queue->eq.lock);
 	rdmachan_format_types(buf, len, ao->unacked_by_type,
 			      RDMACHAN_ASYNC_EVENT_TYPES,
 			      rdmachan_async_event_name);
-	spin_unlock_irq(&ao->queue->lock);
+	spin_unlock_irq(&ao->queue->eq.lock);
 }
 
 /* Killably, until the object's events read are all acknowledged. */
@@ -345,8 +327,8 @@ void rdmachan_async_obj_query(struct rdmachan_async_obj *ao,
 		out->out_flags |= RDMACHAN_ASYNC_STATE_DESTROY_WAITING;
 	if (!q)
 		return;
-	spin_lock_irq(&q->lock);
-	list_for_each_entry(ev, &q->events, list)
+	spin_lock_irq(&q->eq.lock);
+	list_for_each_entry(ev, &q->eq.events, list)
 		if (ev->ao == ao)
 			out->out_queued++;
 	out->out_unacked = ao->unacked;
@@ -355,10 +337,10 @@ void rdmachan_async_obj_query(struct rdmachan_async_obj *ao,
 			out->out_unacked_types |= BIT_ULL(type);
 	if (ao->unacked)
 		out->out_unacked_age_ns = ktime_get_ns() - ao->unacked_since_ns;
-	spin_unlock_irq(&q->lock);
+	spin_unlock_irq(&q->eq.lock);
 }
 
-/* Counts an event read (@delta 1) or given back (-1), with q->lock held. */
+/* Counts an event read (@delta 1) or given back (-1); under the lock. */
 static void rdmachan_async_account(struct rdmachan_async_event *ev, int delta)
 {
 	struct rdmachan_async_obj *ao = ev->ao;
@@ -372,124 +354,48 @@ static void rdmachan_async_account(struct rdmachan_async_event *ev, int delta)
 	ao->reported += delta;
 }
 
-/* The oldest event, counted on its object; *@gone when none will come. */
-static struct rdmachan_async_event *rdmachan_async_take(struct rdmachan_async_queue *q,
-							bool *gone)
+static void rdmachan_async_taken(struct rdmachan_event_queue *eq,
+				 struct list_head *entry,
+				 union rdmachan_event_arg *arg)
 {
-	struct rdmachan_async_event *ev;
+	struct rdmachan_async_event *ev = rdmachan_async_event_of(entry);
 
-	spin_lock_irq(&q->lock);
-	ev = list_first_entry_or_null(&q->events, struct rdmachan_async_event,
-				      list);
-	if (ev) {
-		list_del(&ev->list);
-		q->queued--;
-		rdmachan_async_account(ev, 1);
-	}
-	*gone = q->gone;
-	spin_unlock_irq(&q->lock);
-	return ev;
+	rdmachan_async_queue_of(eq)->queued--;
+	rdmachan_async_account(ev, 1);
+	arg->async.out_event_type = ev->type;
+	arg->async.out_element = ev->element;
+	arg->async.out_port_num = ev->port_num;
+	arg->async.out_handle = ev->ao ? ev->ao->v->handle : 0;
+	arg->async.out_user_context = ev->ao ? ev->ao->user_context : 0;
 }
 
-/* An event that could not be handed out goes back to the front. */
-static void rdmachan_async_untake(struct rdmachan_async_queue *q,
-				  struct rdmachan_async_event *ev)
+static void rdmachan_async_handed_out(struct list_head *entry)
 {
-	bool requeued = false;
+	rdmachan_async_event_free(rdmachan_async_event_of(entry));
+}
 
-	spin_lock_irq(&q->lock);
+static bool rdmachan_async_give_back(struct rdmachan_event_queue *eq,
+				     struct list_head *entry)
+{
+	struct rdmachan_async_queue *q = rdmachan_async_queue_of(eq);
+	struct rdmachan_async_event *ev = rdmachan_async_event_of(entry);
+
 	rdmachan_async_account(ev, -1);
-	if (rdmachan_async_accepting(q) && !(ev->ao && ev->ao->dying)) {
-		list_add(&ev->list, &q->events);
-		q->queued++;
-		requeued = true;
-	}
-	spin_unlock_irq(&q->lock);
+	if (!rdmachan_async_wanted(q, ev))
+		return false;
+	q->queued++;
+	return true;
+}
+
+/* A destroy waiting for the object's acks sees the count go down. */
+static void rdmachan_async_given_back(struct list_head *entry, bool requeued)
+{
+	struct rdmachan_async_event *ev = rdmachan_async_event_of(entry);
+
 	if (ev->ao)
 		wake_up(&ev->ao->ack_wait);
 	if (!requeued)
 		rdmachan_async_event_free(ev);
-}
-
-static bool rdmachan_async_ready(struct rdmachan_async_queue *q)
-{
-	bool ready;
-
-	spin_lock_irq(&q->lock);
-	ready = !list_empty(&q->events) || q->gone;
-	spin_unlock_irq(&q->lock);
-	return ready;
-}
-
-static int rdmachan_get_async_event(struct file *filp,
-				    struct rdmachan_get_async_event __user *uarg)
-{
-	struct rdmachan_async_queue *q = filp->private_data;
-	struct rdmachan_get_async_event out;
-	struct rdmachan_async_event *ev;
-	bool nonblock, gone;
-	u32 usize;
-	int ret;
-
-	ret = rdmachan_copy_args(&out, sizeof(out),
-				 offsetofend(typeof(out), out_user_context),
-				 uarg, &usize);
-	if (ret)
-		return ret;
-	if (out.flags & ~RDMACHAN_GET_ASYNC_EVENT_NONBLOCK)
-		return -EINVAL;
-	nonblock = (out.flags & RDMACHAN_GET_ASYNC_EVENT_NONBLOCK) ||
-		   (filp->f_flags & O_NONBLOCK);
-
-	while (!(ev = rdmachan_async_take(q, &gone))) {
-		if (gone)
-			return -ENODEV;
-		if (nonblock)
-			return -EAGAIN;
-		ret = wait_event_interruptible(q->wait, rdmachan_async_ready(q));
-		if (ret)
-			return ret;
-	}
-	out.out_event_type = ev->type;
-	out.out_element = ev->element;
-	out.out_port_num = ev->port_num;
-	out.out_handle = ev->ao ? ev->ao->v->handle : 0;
-	out.out_user_context = ev->ao ? ev->ao->user_context : 0;
-	ret = rdmachan_copy_result(uarg, usize, &out, sizeof(out));
-	if (ret) {
-		rdmachan_async_untake(q, ev);
-		return ret;
-	}
-	rdmachan_async_event_free(ev);
-	return 0;
-}
-
-static long rdmachan_async_ioctl(struct file *filp, unsigned int cmd,
-				 unsigned long arg)
-{
-	struct rdmachan_async_queue *q = filp->private_data;
-
-	if (!rdmachan_ioctl_is(cmd, RDMACHAN_IOC_GET_ASYNC_EVENT))
-		return -ENOTTY;
-	if (!rdmachan_caller_owns(q->owner))
-		return -EACCES;
-	return rdmachan_get_async_event(filp, (void __user *)arg);
-}
-
-static __poll_t rdmachan_async_poll(struct file *filp,
-				    struct poll_table_struct *wait)
-{
-	struct rdmachan_async_queue *q = filp->private_data;
-	__poll_t mask = 0;
-
-	poll_wait(filp, &q->wait, wait);
-	spin_lock_irq(&q->lock);
-	if (!list_empty(&q->events))
-		mask |= EPOLLIN | EPOLLRDNORM;
-	if (q->gone)
-		mask |= EPOLLERR;
-	spin_unlock_irq(&q->lock);
-	return mask;
 }
 
 /*
@@ -503,44 +409,34 @@ static void rdmachan_async_stop(struct rdmachan_async_queue *q,
 	bool detached = false;
 
 	mutex_lock(&dev->async_lock);
-	spin_lock_irq(&q->lock);
+	spin_lock_irq(&q->eq.lock);
 	if (filp) {
 		/* A file that never became the reader (a failed open) */
 		detached = q->reader == filp;
 		if (detached)
 			WRITE_ONCE(q->reader, NULL);
 	} else {
-		q->gone = true;
+		q->eq.gone = true;
 	}
 	if (detached || !filp) {
 		list_del_init(&q->dev_entry);
-		list_splice_init(&q->events, dropped);
+		list_splice_init(&q->eq.events, dropped);
 		q->queued = 0;
 	}
-	spin_unlock_irq(&q->lock);
+	spin_unlock_irq(&q->eq.lock);
 	mutex_unlock(&dev->async_lock);
 	if (detached)
 		rdmachan_count_dec(RDMACHAN_COUNT_ASYNC_FDS);
 }
 
-static int rdmachan_async_release(struct inode *inode, struct file *filp)
+static void rdmachan_async_release(struct rdmachan_event_queue *eq,
+				   struct file *filp)
 {
-	struct rdmachan_async_queue *q = filp->private_data;
 	LIST_HEAD(dropped);
 
-	rdmachan_async_stop(q, filp, &dropped);
+	rdmachan_async_stop(rdmachan_async_queue_of(eq), filp, &dropped);
 	rdmachan_async_free_list(&dropped);
-	rdmachan_async_queue_put(q);
-	return 0;
 }
-
-static const struct file_operations rdmachan_async_fops = {
-	.owner = THIS_MODULE,
-	.release = rdmachan_async_release,
-	.poll = rdmachan_async_poll,
-	.unlocked_ioctl = rdmachan_async_ioctl,
-	.compat_ioctl = compat_ptr_ioctl,
-};
 
 /* The context is destroyed: readers learn it, events go, none come. */
 void rdmachan_async_queue_close(struct rdmachan_async_queue *q)
@@ -548,20 +444,21 @@ void rdmachan_async_queue_close(struct rdmachan_async_queue *q)
 	LIST_HEAD(dropped);
 
 	rdmachan_async_stop(q, NULL, &dropped);
-	wake_up_interruptible(&q->wait);
+	wake_up_interruptible(&q->eq.wait);
 	rdmachan_async_free_list(&dropped);
 }
 
 /* Makes @filp the queue's reader. */
-static int rdmachan_async_attach(struct rdmachan_async_queue *q,
+static int rdmachan_async_attach(struct rdmachan_event_queue *eq,
 				 struct file *filp)
 {
+	struct rdmachan_async_queue *q = rdmachan_async_queue_of(eq);
 	struct rdmachan_device *dev = q->dev;
 	int ret = 0;
 
 	mutex_lock(&dev->async_lock);
-	spin_lock_irq(&q->lock);
-	if (q->gone)
+	spin_lock_irq(&q->eq.lock);
+	if (q->eq.gone)
 		ret = -ENOENT;
 	else if (q->reader)
 		ret = -EBUSY;
@@ -569,7 +466,7 @@ static int rdmachan_async_attach(struct rdmachan_async_queue *q,
 		ret = -ENODEV;
 	else
 		WRITE_ONCE(q->reader, filp);
-	spin_unlock_irq(&q->lock);
+	spin_unlock_irq(&q->eq.lock);
 	if (!ret)
 		list_add_tail(&q->dev_entry, &dev->async_queues);
 	mutex_unlock(&dev->async_lock);
@@ -578,51 +475,36 @@ static int rdmachan_async_attach(struct rdmachan_async_queue *q,
 	return ret;
 }
 
+static const struct rdmachan_event_queue_ops rdmachan_async_ops = {
+	.name = "[rdmachan-async]",
+	RDMACHAN_EVENT_IOCTL(GET_ASYNC_EVENT, struct rdmachan_get_async_event,
+			     out_user_context),
+	.attach = rdmachan_async_attach,
+	.admit = rdmachan_async_admit,
+	.taken = rdmachan_async_taken,
+	.handed_out = rdmachan_async_handed_out,
+	.give_back = rdmachan_async_give_back,
+	.given_back = rdmachan_async_given_back,
+	.release = rdmachan_async_release,
+	.free = rdmachan_async_queue_free,
+};
+
 /* Writes out_fd itself, before the descriptor is installed. */
 int rdmachan_cmd_open_async_fd(struct rdmachan_call *call, void *arg)
 {
 	struct rdmachan_open_async_fd __user *ucmd = call->uarg;
-	s32 __user *out_fd = &ucmd->out_fd;
 	struct rdmachan_open_async_fd *cmd = arg;
 	struct rdmachan_async_queue *q;
 	struct rdmachan_object *obj;
-	struct file *filp;
-	int fd, ret;
 
 	obj = rdmachan_object_get(call->file, cmd->context,
 				  RDMACHAN_OBJ_DEVICE_CONTEXT);
 	if (!obj)
 		return -ENOENT;
 	q = container_of(obj, struct rdmachan_context, obj)->async;
-	kref_get(&q->ref);
+	kref_get(&q->eq.ref);
 	rdmachan_object_put(obj);
-
-	fd = get_unused_fd_flags(O_CLOEXEC);
-	if (fd < 0) {
-		rdmachan_async_queue_put(q);
-		return fd;
-	}
-	/* From here the file's release drops the queue. */
-	filp = anon_inode_getfile("[rdmachan-async]", &rdmachan_async_fops, q,
-				  O_RDWR | O_CLOEXEC);
-	if (IS_ERR(filp)) {
-		rdmachan_async_queue_put(q);
-		ret = PTR_ERR(filp);
-		goto err_fd;
-	}
-	ret = rdmachan_async_attach(q, filp);
-	if (!ret && put_user(fd, out_fd))
-		ret = -EFAULT;
-	if (ret) {
-		fput(filp);
-		goto err_fd;
-	}
-	fd_install(fd, filp);
-	return 0;
-
-err_fd:
-	put_unused_fd(fd);
-	return ret;
+	return rdmachan_event_queue_open(&q->eq, &ucmd->out_fd);
 }
 
 int rdmachan_cmd_ack_async_event(struct rdmachan_call *call, void *arg)
@@ -648,7 +530,7 @@ int rdmachan_cmd_ack_async_event(struct rdmachan_call *call, void *arg)
 		return -ENOENT;
 	}
 
-	spin_lock_irq(&ao->queue->lock);
+	spin_lock_irq(&ao->queue->eq.lock);
 	if (type >= RDMACHAN_ASYNC_EVENT_TYPES || !ao->unacked_by_type[type]) {
 		ret = -EINVAL;
 	} else {
@@ -656,7 +538,7 @@ int rdmachan_cmd_ack_async_event(struct rdmachan_call *call, void *arg)
 		ao->unacked--;
 		ao->acked++;
 	}
-	spin_unlock_irq(&ao->queue->lock);
+	spin_unlock_irq(&ao->queue->eq.lock);
 	if (!ret)
 		wake_up(&ao->ack_wait);
 	rdmachan_object_put(obj);

@@ -130,7 +130,7 @@ struct rdmachan_device *rdmachan_context_device(struct rdmachan_file *file,
 		return NULL;
 	ctx = container_of(obj, struct rdmachan_context, obj);
 	kref_get(&ctx->dev->ref);
-	kref_get(&ctx->async->ref);
+	kref_get(&ctx->async->eq.ref);
 	*async = ctx->async;
 	rdmachan_object_put(obj);
 	return ctx->dev;

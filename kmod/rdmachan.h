@@ -48,12 +48,12 @@
  *         none of ours)
  *         xa_lock(rdmachan_cq.qps)
  *       rdmachan_device.verbs_lock, rdmachan_device.charge_lock (mutexes),
- *       xa_lock(rdmachan_pd.mrs), rdmachan_comp_channel.lock and
- *       rdmachan_async_queue.lock (irq-safe)
+ *       xa_lock(rdmachan_pd.mrs), rdmachan_event_queue.lock (irq-safe;
+ *       a completion channel's or an async queue's)
  *   rdmachan_file.ack_lock (mutex)
  *     xa_lock(rdmachan_file.delivered), rdmachan_cm_id.ack_lock
  *   rdmachan_device.async_lock (mutex; also under ib_core's event
- *   handler rwsem) -> rdmachan_async_queue.lock
+ *   handler rwsem) -> an async queue's rdmachan_event_queue.lock
  *   rdmachan_devices_lock (mutex) -> xa_lock(rdmachan_devices)
  *
  * rdma_destroy_id() and cancel_work_sync() of an id's removal work wait

@@ -6,6 +6,8 @@
 #ifndef RDMACHAN_VERBS_H
 #define RDMACHAN_VERBS_H
 
+#include "event_queue.h"
+
 /*
  * What every verbs object has. The IB object exists while @live; it is
  * created under the device's removal_lock, put on the device's list, and
@@ -56,27 +58,22 @@ struct rdmachan_verbs_kind {
 #define RDMACHAN_ASYNC_EVENT_TYPES	(IB_EVENT_WQ_FATAL + 1)
 
 /*
- * A device context's asynchronous event queue. Events queue on @events
- * while an async file (@reader) reads it and the context is not @gone;
- * the context, the async file and the objects that report to it hold
- * references. @lock is taken from event handlers, in any context.
+ * A device context's asynchronous event queue. Events queue while an
+ * async file (@reader) reads it and the context is not gone; the context,
+ * the async file and the objects that report to it hold references.
  */
 struct rdmachan_async_queue {
-	struct kref ref;
-	struct pid *owner;
+	/* its lock also guards the counts of the objects reporting here */
+	struct rdmachan_event_queue eq;
 	/* charged for the events, a reference; NULL without memcg */
 	struct mem_cgroup *memcg;
 	/* a reference */
 	struct rdmachan_device *dev;
-	/* guards the rest, and the counts of the objects reporting here */
-	spinlock_t lock;
-	struct list_head events;
+	/* under eq.lock */
 	unsigned int queued;
 	unsigned long dropped;
-	wait_queue_head_t wait;
 	/* the open async file, not a reference; NULL when there is none */
 	struct file *reader;
-	bool gone;
 	/* on dev->async_queues while read, under dev->async_lock */
 	struct list_head dev_entry;
 };
@@ -124,17 +121,13 @@ struct rdmachan_mr {
 };
 
 /*
- * A completion channel: a file of its own. CQs with a completion event
- * wait on @ready, each at most once; the CQs hold references.
+ * A completion channel: an event queue whose events are its CQs, each
+ * queued at most once; the CQs hold references.
  */
 struct rdmachan_comp_channel {
-	struct kref ref;
+	struct rdmachan_event_queue eq;
 	struct rcu_head rcu;
-	struct pid *owner;
-	/* taken from the CQs' completion handlers, in any context */
-	spinlock_t lock;
-	struct list_head ready;
-	wait_queue_head_t wait;
+	/* its file was closed: nothing is queued any more; under eq.lock */
 	bool closed;
 };
 
@@ -146,7 +139,7 @@ struct rdmachan_cq {
 	struct ib_cq *ib;
 	u64 user_context;
 	struct rdmachan_comp_channel *channel;
-	/* the rest is under channel->lock */
+	/* the rest is under channel->eq.lock */
 	struct list_head channel_entry;
 	/* no event is queued any more: the CQ is being destroyed */
 	bool dying;
@@ -341,8 +334,7 @@ static inline int rdmachan_verbs_usable(struct rdmachan_verbs_obj *v)
 }
 
 /* Completion channels */
-struct rdmachan_comp_channel *rdmachan_comp_channel_get(struct rdmachan_file *file,
-							int fd);
+struct rdmachan_comp_channel *rdmachan_comp_channel_get(int fd);
 void rdmachan_comp_channel_put(struct rdmachan_comp_channel *ch);
 void rdmachan_comp_channel_notify(struct rdmachan_cq *cq);
 void rdmachan_comp_channel_detach(struct rdmachan_cq *cq);

@@ -58,11 +58,11 @@ static void rdmachan_cq_set_dying(struct rdmachan_cq *cq, bool dying)
 
 	if (!ch)
 		return;
-	spin_lock_irq(&ch->lock);
+	spin_lock_irq(&ch->eq.lock);
 	cq->dying = dying;
 	if (dying)
 		list_del_init(&cq->channel_entry);
-	spin_unlock_irq(&ch->lock);
+	spin_unlock_irq(&ch->eq.lock);
 }
 
 /*
@@ -209,7 +209,7 @@ int rdmachan_cmd_create_cq(struct rdmachan_call *call, void *arg)
 	if (!dev)
 		return -ENOENT;
 	if (cmd->comp_channel != RDMACHAN_NO_FD) {
-		ch = rdmachan_comp_channel_get(call->file, cmd->comp_channel);
+		ch = rdmachan_comp_channel_get(cmd->comp_channel);
 		if (IS_ERR(ch)) {
 			ret = PTR_ERR(ch);
 			goto out_dev;
@@ -243,12 +243,12 @@ static int rdmachan_cq_ack(struct rdmachan_cq *cq, u32 num)
 		return 0;
 	if (!ch)
 		return -EINVAL;
-	spin_lock_irq(&ch->lock);
+	spin_lock_irq(&ch->eq.lock);
 	if (num > cq->events_unacked)
 		ret = -EINVAL;
 	else
 		cq->events_unacked -= num;
-	spin_unlock_irq(&ch->lock);
+	spin_unlock_irq(&ch->eq.lock);
 	if (!ret)
 		wake_up(&cq->ack_wait);
 	return ret;
