@@ -387,15 +387,20 @@ static bool rdmachan_async_give_back(struct rdmachan_event_queue *eq,
 	return true;
 }
 
-/* A destroy waiting for the object's acks sees the count go down. */
+/*
+ * A requeued event is the queue's again: another reader or a destroy may
+ * free it at once, so it is not touched. Its object was not dying then,
+ * so no destroy waited for its ack; otherwise one waits for this wakeup.
+ */
 static void rdmachan_async_given_back(struct list_head *entry, bool requeued)
 {
 	struct rdmachan_async_event *ev = rdmachan_async_event_of(entry);
 
+	if (requeued)
+		return;
 	if (ev->ao)
 		wake_up(&ev->ao->ack_wait);
-	if (!requeued)
-		rdmachan_async_event_free(ev);
+	rdmachan_async_event_free(ev);
 }
 
 /*
