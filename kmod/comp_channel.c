@@ -132,17 +132,42 @@ void rdmachan_comp_channel_notify(struct rdmachan_cq *cq)
 		rdmachan_event_queue_add(&cq->channel->eq, &cq->channel_entry);
 }
 
-/* The CQ is being destroyed: its queued event goes, none comes. */
-void rdmachan_comp_channel_detach(struct rdmachan_cq *cq)
+/*
+ * @dying: the CQ's destroy has begun, or its teardown; its queued event
+ * goes and none comes. Undone when the destroy fails.
+ */
+void rdmachan_comp_channel_dying(struct rdmachan_cq *cq, bool dying)
 {
 	struct rdmachan_comp_channel *ch = cq->channel;
 
 	if (!ch)
 		return;
 	spin_lock_irq(&ch->eq.lock);
-	cq->dying = true;
-	list_del_init(&cq->channel_entry);
+	cq->dying = dying;
+	if (dying)
+		list_del_init(&cq->channel_entry);
 	spin_unlock_irq(&ch->eq.lock);
+}
+
+/* Acknowledges all @num events taken for the CQ, or none. */
+int rdmachan_comp_channel_ack(struct rdmachan_cq *cq, u32 num)
+{
+	struct rdmachan_comp_channel *ch = cq->channel;
+	int ret = 0;
+
+	if (!num)
+		return 0;
+	if (!ch)
+		return -EINVAL;
+	spin_lock_irq(&ch->eq.lock);
+	if (num > cq->events_unacked)
+		ret = -EINVAL;
+	else
+		cq->events_unacked -= num;
+	spin_unlock_irq(&ch->eq.lock);
+	if (!ret)
+		wake_up(&cq->ack_wait);
+	return ret;
 }
 
 /* Writes out_fd itself, before the descriptor is installed. */

@@ -337,7 +337,8 @@ static inline int rdmachan_verbs_usable(struct rdmachan_verbs_obj *v)
 struct rdmachan_comp_channel *rdmachan_comp_channel_get(int fd);
 void rdmachan_comp_channel_put(struct rdmachan_comp_channel *ch);
 void rdmachan_comp_channel_notify(struct rdmachan_cq *cq);
-void rdmachan_comp_channel_detach(struct rdmachan_cq *cq);
+void rdmachan_comp_channel_dying(struct rdmachan_cq *cq, bool dying);
+int rdmachan_comp_channel_ack(struct rdmachan_cq *cq, u32 num);
 
 /* Address vectors */
 int rdmachan_ah_attr_from_user(struct ib_device *ibdev,

@@ -28,7 +28,7 @@ static void rdmachan_cq_teardown(struct rdmachan_verbs_obj *v)
 {
 	struct rdmachan_cq *cq = container_of(v, struct rdmachan_cq, v);
 
-	rdmachan_comp_channel_detach(cq);
+	rdmachan_comp_channel_dying(cq, true);
 	if (cq->ring)
 		rdmachan_cq_ring_stop(cq);
 	ib_destroy_cq(cq->ib);
@@ -52,19 +52,6 @@ static void rdmachan_cq_event(struct ib_event *event, void *context)
 	rdmachan_async_report(&cq->async, event->event);
 }
 
-static void rdmachan_cq_set_dying(struct rdmachan_cq *cq, bool dying)
-{
-	struct rdmachan_comp_channel *ch = cq->channel;
-
-	if (!ch)
-		return;
-	spin_lock_irq(&ch->eq.lock);
-	cq->dying = dying;
-	if (dying)
-		list_del_init(&cq->channel_entry);
-	spin_unlock_irq(&ch->eq.lock);
-}
-
 /*
  * A CQ that QPs use cannot go. Otherwise it queues no more completion or
  * async events, and the destroy waits until the events taken from its
@@ -82,7 +69,7 @@ static int rdmachan_cq_destroy_begin(struct rdmachan_object *obj)
 		ret = -EBUSY;
 	} else {
 		cq->v.dead = true;
-		rdmachan_cq_set_dying(cq, true);
+		rdmachan_comp_channel_dying(cq, true);
 		rdmachan_async_obj_dying(&cq->async, true);
 	}
 	up_write(&file->verbs_lock);
@@ -99,7 +86,7 @@ static int rdmachan_cq_destroy_begin(struct rdmachan_object *obj)
 		down_write(&file->verbs_lock);
 		cq->v.dead = false;
 		if (cq->v.live)
-			rdmachan_cq_set_dying(cq, false);
+			rdmachan_comp_channel_dying(cq, false);
 		rdmachan_async_obj_dying(&cq->async, false);
 		up_write(&file->verbs_lock);
 	}
@@ -233,27 +220,6 @@ out_dev:
 	return ret;
 }
 
-/* All @num events of the CQ, or none. */
-static int rdmachan_cq_ack(struct rdmachan_cq *cq, u32 num)
-{
-	struct rdmachan_comp_channel *ch = cq->channel;
-	int ret = 0;
-
-	if (!num)
-		return 0;
-	if (!ch)
-		return -EINVAL;
-	spin_lock_irq(&ch->eq.lock);
-	if (num > cq->events_unacked)
-		ret = -EINVAL;
-	else
-		cq->events_unacked -= num;
-	spin_unlock_irq(&ch->eq.lock);
-	if (!ret)
-		wake_up(&cq->ack_wait);
-	return ret;
-}
-
 int rdmachan_cmd_req_notify_cq(struct rdmachan_call *call, void *arg)
 {
 	struct rdmachan_notify_cq *cmd = arg;
@@ -265,7 +231,7 @@ int rdmachan_cmd_req_notify_cq(struct rdmachan_call *call, void *arg)
 	cq = rdmachan_cq_find(file, cmd->cq);
 	ret = rdmachan_verbs_usable(cq ? &cq->v : NULL);
 	if (!ret)
-		ret = rdmachan_cq_ack(cq, cmd->num_acks);
+		ret = rdmachan_comp_channel_ack(cq, cmd->num_acks);
 	/* A ring CQ has no channel, and its device CQ is armed already. */
 	if (!ret && !cq->ring)
 		ret = ib_req_notify_cq(cq->ib,
@@ -286,7 +252,7 @@ int rdmachan_cmd_ack_cq_events(struct rdmachan_call *call, void *arg)
 	down_read(&file->verbs_lock);
 	cq = rdmachan_cq_find(file, cmd->cq);
 	if (cq)
-		ret = rdmachan_cq_ack(cq, cmd->num_acks);
+		ret = rdmachan_comp_channel_ack(cq, cmd->num_acks);
 	up_read(&file->verbs_lock);
 	return ret;
 }
