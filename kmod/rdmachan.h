@@ -402,7 +402,7 @@ struct rdmachan_cm_id {
 	struct rdmachan_qp *qp;
 	/*
 	 * Bypass mode: a uverbs QP bound by number, and the uverbs file it
-	 * was made on, a reference (user_qp.c); under the same locks.
+	 * was made on, a reference (qp_binding.c); under the same locks.
 	 * @user_qp is only compared, never followed: a QP that took over the
 	 * number after the bound one was destroyed is not the bound one.
 	 */
@@ -544,15 +544,19 @@ int rdmachan_cmd_bind_user_qp(struct rdmachan_call *call, void *arg);
 int rdmachan_cmd_query_events(struct rdmachan_call *call, void *arg);
 int rdmachan_cmd_query_async_events(struct rdmachan_call *call, void *arg);
 
-/* Bypass mode's QPs (user_qp.c); transitions with the CM handler lock */
+/* Bypass mode's QPs, found by number (qp_lookup.c) */
 bool rdmachan_user_qp_supported(void);
+struct ib_qp *rdmachan_user_qp_find(struct ib_device *ibdev, struct file *ufile,
+				    u32 qpn, const struct ib_qp *bound);
 struct ib_qp *rdmachan_user_qp_hold(struct rdmachan_cm_id *id);
 void rdmachan_user_qp_put(struct ib_qp *qp);
+int rdmachan_user_qp_state(struct rdmachan_cm_id *id, enum ib_qp_state *state);
+
+/* ... and bound to CM ids (qp_binding.c); with the CM handler lock */
 int rdmachan_user_qp_modify(struct rdmachan_cm_id *id, enum ib_qp_state state);
 int rdmachan_user_qp_ready(struct rdmachan_cm_id *id, struct ib_qp *qp,
 			   const struct rdma_conn_param *param);
 int rdmachan_user_qp_connected(struct rdmachan_cm_id *id);
-int rdmachan_user_qp_state(struct rdmachan_cm_id *id, enum ib_qp_state *state);
 struct file *rdmachan_user_qp_unbind(struct rdmachan_cm_id *id);
 
 /* An id bound to an iWARP device: its QP is moved by iw_cm, not the CM. */

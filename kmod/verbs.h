@@ -360,13 +360,25 @@ void rdmachan_rxe_rd_atomic_done(struct rdmachan_qp *qp, u32 mask,
 int rdmachan_rxe_rd_atomic_connect_check(struct rdmachan_qp *qp);
 void rdmachan_rxe_rd_atomic_connected(struct rdmachan_qp *qp);
 
-/* QPs and CM ids */
-struct rdmachan_qp *rdmachan_cm_unbind_qp(struct rdmachan_cm_id *id,
-					  bool destroy);
-void rdmachan_qp_error(struct rdmachan_cm_id *id);
+/* QPs found by number (qp_lookup.c) */
+void rdmachan_qp_event(struct ib_event *event, void *context);
 struct rdma_restrack_entry *rdmachan_qp_num_hold(struct rdmachan_file *file,
 						 struct ib_device *ibdev,
 						 u32 qpn);
+
+/* QPs bound to CM ids (qp_binding.c) */
+struct rdmachan_qp *rdmachan_cm_unbind_qp(struct rdmachan_cm_id *id,
+					  bool destroy);
+void rdmachan_qp_error(struct rdmachan_cm_id *id);
+int rdmachan_qp_create_for_id(struct rdmachan_file *file,
+			      struct rdmachan_create_qp *cmd,
+			      struct rdmachan_qp *qp,
+			      struct ib_qp_init_attr *init);
+struct rdmachan_cm_id *rdmachan_qp_lock_bound_id(struct rdmachan_qp *qp,
+						 bool *bound);
+void rdmachan_qp_unlock_bound_id(struct rdmachan_cm_id *id);
+void rdmachan_qp_unbind(struct rdmachan_qp *qp);
+
 int rdmachan_cq_save_locked(struct rdmachan_cq *cq);
 void rdmachan_cq_forget_gone(struct rdmachan_cq *cq);
 void rdmachan_cq_settle(struct rdmachan_cq *cq);

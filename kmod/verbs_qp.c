@@ -1,15 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rdmachan: queue pairs: create (standalone or for a CM id), modify,
- * query, destroy.
- *
- * A QP made for a CM id is bound to it until either goes. An RC QP is
- * the CM's (rdma_create_qp()), so connect and accept move it to RTS and
- * rdma_disconnect() to the error state. A UD QP is moved to RTS here
- * and not handed to the CM, which refuses multicast joins on ids with a
- * kernel QP. The binding changes under the id's mutex and its CM handler
- * lock, so the CM's event handler may use id->qp. Destroying the QP
- * unbinds it; destroying the id first leaves a working standalone QP.
+ * query, destroy. The binding of a QP to a CM id is qp_binding.c's.
  */
 #include <linux/slab.h>
 #include <rdma/ib_addr.h>
@@ -34,104 +26,6 @@ static void rdmachan_qp_release(struct rdmachan_verbs_obj *v)
 	if (qp->srq)
 		rdmachan_object_put(&qp->srq->v.obj);
 	mutex_destroy(&qp->modify_lock);
-}
-
-/*
- * With the id's mutex and CM handler lock held: the id's QP is no longer
- * bound to it. With @destroy the QP is destroyed too (the CM's way, for
- * the CM's QP). The caller drops the two references of the binding.
- */
-struct rdmachan_qp *rdmachan_cm_unbind_qp(struct rdmachan_cm_id *id,
-					  bool destroy)
-{
-	struct rdmachan_qp *qp = id->qp;
-	struct rdmachan_mcast *mc;
-
-	lockdep_assert_held(&id->lock);
-	if (!qp)
-		return NULL;
-	/* Attached groups hold the QP (ib_destroy_qp() would fail). */
-	list_for_each_entry(mc, &id->mcasts, id_entry) {
-		if (!mc->attached)
-			continue;
-		ib_detach_mcast(qp->ib, &mc->mgid, mc->mlid);
-		mc->attached = false;
-	}
-	if (id->cm_id->qp && id->cm_id->qp == qp->ib) {
-		if (destroy) {
-			rdma_destroy_qp(id->cm_id);
-			qp->ib = NULL;
-		} else {
-			/* The CM forgets it: connect and disconnect leave it be. */
-			id->cm_id->qp = NULL;
-		}
-	}
-	id->qp = NULL;
-	spin_lock(&qp->bind_lock);
-	qp->cm_id = NULL;
-	spin_unlock(&qp->bind_lock);
-	return qp;
-}
-
-/* From the CM's event handler: the bound QP flushes its work requests. */
-void rdmachan_qp_error(struct rdmachan_cm_id *id)
-{
-	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
-	struct rdmachan_qp *qp = id->qp;
-
-	if (qp)
-		ib_modify_qp(qp->ib, &attr, IB_QP_STATE);
-}
-
-/*
- * The CM id @qp is bound to, with a reference and its @lock held, or NULL
- * when it is not bound. The binding may have gone before the lock was
- * taken: *@bound says whether @qp is still the id's QP, which implies the
- * id still has its rdma_cm_id. Undone by rdmachan_qp_unlock_bound_id().
- */
-static struct rdmachan_cm_id *rdmachan_qp_lock_bound_id(struct rdmachan_qp *qp,
-							bool *bound)
-{
-	struct rdmachan_cm_id *id;
-
-	spin_lock(&qp->bind_lock);
-	id = qp->cm_id;
-	if (id)
-		kref_get(&id->obj.ref);
-	spin_unlock(&qp->bind_lock);
-	*bound = false;
-	if (!id)
-		return NULL;
-	mutex_lock(&id->lock);
-	*bound = id->qp == qp;
-	return id;
-}
-
-static void rdmachan_qp_unlock_bound_id(struct rdmachan_cm_id *id)
-{
-	mutex_unlock(&id->lock);
-	rdmachan_object_put(&id->obj);
-}
-
-static void rdmachan_qp_unbind(struct rdmachan_qp *qp)
-{
-	struct rdmachan_cm_id *id;
-	bool bound;
-
-	id = rdmachan_qp_lock_bound_id(qp, &bound);
-	if (!id)
-		return;
-	if (bound) {
-		rdma_lock_handler(id->cm_id);
-		rdmachan_cm_unbind_qp(id, true);
-		rdma_unlock_handler(id->cm_id);
-	}
-	rdmachan_qp_unlock_bound_id(id);
-	if (bound) {
-		/* the binding's references, now ours */
-		rdmachan_object_put(&qp->v.obj);
-		rdmachan_object_put(&id->obj);
-	}
 }
 
 /* Its completions may outlive it in its CQs: they keep its number. */
@@ -174,64 +68,6 @@ static void rdmachan_qp_teardown(struct rdmachan_verbs_obj *v)
 		atomic_dec(&qp->srq->v.users);
 }
 
-/* The QP's event handler, also for a QP the CM made. */
-static void rdmachan_qp_event(struct ib_event *event, void *context)
-{
-	struct rdmachan_qp *qp = context;
-
-	rdmachan_async_report(&qp->async, event->event);
-}
-
-/**
- * rdmachan_qp_num_hold() - the QP that @qpn names, if @file may name it
- * @file: the caller's file
- * @ibdev: the CM id's device
- * @qpn: the QP number the caller named
- *
- * The CM trusts the number: a REQ naming a QP another connection uses is
- * taken for a stale copy of it, and the CM then disconnects that
- * connection. So a number that names a QP must name one the caller's
- * process made: through any of its files (an id's file is its event
- * channel, a QP's the device context's), or through uverbs (bypass mode,
- * which drives its own QPs with rdma_init_qp_attr()). One that names no
- * QP is the caller's own business, as on the stock stack. The QP found is
- * held until the CM message has taken its number, so that the number
- * cannot pass to another process's QP meanwhile.
- *
- * Return: NULL for a number of no QP; the QP's tracker entry, held (undo
- * with rdma_restrack_put()); or ERR_PTR(-EACCES) for a QP that is not the
- * caller's.
- */
-struct rdma_restrack_entry *rdmachan_qp_num_hold(struct rdmachan_file *file,
-						 struct ib_device *ibdev,
-						 u32 qpn)
-{
-	struct rdma_restrack_entry *res;
-	struct rdmachan_qp *qp;
-	struct ib_qp *ibqp;
-	bool ours = false;
-
-	res = rdma_restrack_get_byid(ibdev, RDMA_RESTRACK_QP, qpn);
-	if (IS_ERR(res))
-		return NULL;
-	ibqp = container_of(res, struct ib_qp, res);
-	/*
-	 * Our event handler makes it one of our QPs, and its context ours;
-	 * the tracker's reference keeps both until the put.
-	 */
-	if (rdmachan_qp_created_with(ibqp, rdmachan_qp_event)) {
-		qp = ibqp->qp_context;
-		ours = qp->v.file->owner == file->owner;
-	} else if (!rdma_is_kernel_res(res) && res->task) {
-		/* its creator's task stays while the entry is held */
-		ours = task_tgid(res->task) == file->owner;
-	}
-	if (ours)
-		return res;
-	rdma_restrack_put(res);
-	return ERR_PTR(-EACCES);
-}
-
 /*
  * DESTROY drops the QP's unread async events and waits until those read
  * are acknowledged, with the handle still there to acknowledge them.
@@ -245,74 +81,6 @@ static int rdmachan_qp_destroy_begin(struct rdmachan_object *obj)
 	ret = rdmachan_async_obj_wait(&qp->async, "QP");
 	if (ret)
 		rdmachan_async_obj_dying(&qp->async, false);
-	return ret;
-}
-
-/* What the CM does for a UD QP it owns: INIT, RTR and RTS at once. */
-static int rdmachan_qp_init_ud(struct rdma_cm_id *cm_id, struct ib_qp *ibqp)
-{
-	struct ib_qp_attr attr = { .qp_state = IB_QPS_INIT };
-	int mask, ret;
-
-	ret = rdma_init_qp_attr(cm_id, &attr, &mask);
-	if (ret)
-		return ret;
-	ret = ib_modify_qp(ibqp, &attr, mask);
-	if (ret)
-		return ret;
-	attr.qp_state = IB_QPS_RTR;
-	ret = ib_modify_qp(ibqp, &attr, IB_QP_STATE);
-	if (ret)
-		return ret;
-	attr.qp_state = IB_QPS_RTS;
-	attr.sq_psn = 0;
-	return ib_modify_qp(ibqp, &attr, IB_QP_STATE | IB_QP_SQ_PSN);
-}
-
-/* Creates the QP for the CM id @cmd names, and binds them. */
-static int rdmachan_qp_create_for_id(struct rdmachan_file *file,
-				     struct rdmachan_create_qp *cmd,
-				     struct rdmachan_qp *qp,
-				     struct ib_qp_init_attr *init)
-{
-	struct rdma_cm_id *cm_id;
-	struct rdmachan_cm_id *id;
-	struct ib_qp *ibqp;
-	int ret;
-
-	ret = rdmachan_cm_id_lock_fd(file, cmd->cm_fd, cmd->cm_id, &id);
-	if (ret)
-		return ret;
-	cm_id = id->cm_id;
-	if (id->qp || cm_id->qp_type != init->qp_type ||
-	    cm_id->device != qp->pd->ib->device) {
-		ret = -EINVAL;
-		goto out_unlock;
-	}
-	rdma_lock_handler(cm_id);
-	if (init->qp_type == IB_QPT_UD) {
-		init->port_num = cm_id->port_num;
-		ibqp = ib_create_qp(qp->pd->ib, init);
-		ret = PTR_ERR_OR_ZERO(ibqp);
-		if (!ret) {
-			ret = rdmachan_qp_init_ud(cm_id, ibqp);
-			if (ret)
-				ib_destroy_qp(ibqp);
-		}
-	} else {
-		ret = rdma_create_qp(cm_id, qp->pd->ib, init);
-		ibqp = cm_id->qp;
-	}
-	if (!ret) {
-		qp->ib = ibqp;
-		kref_get(&qp->v.obj.ref);
-		id->qp = qp;
-		kref_get(&id->obj.ref);
-		qp->cm_id = id;
-	}
-	rdma_unlock_handler(cm_id);
-out_unlock:
-	rdmachan_cm_id_unlock(id);
 	return ret;
 }
 

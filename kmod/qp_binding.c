@@ -1,105 +1,197 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rdmachan: bypass mode's QPs. A QP the process made through uverbs, so
- * that libibverbs and its provider own its data path, is bound to a CM id
- * by its number and its uverbs file, and the module drives its state as
- * it does its own QPs': INIT when bound, RTR and RTS for the connection,
- * ERR when the connection ends.
+ * rdmachan: the QP bound to a CM id, of either kind.
  *
- * The QP is found in the device's resource tracker for each transition
- * and held only during it. That is safe where a QP's destroy begins the
- * tracker's delete before the driver destroys the QP (the build probes
- * for rdma_restrack_begin_del()): the destroy then waits for the held
- * entry, and a QP whose destroy has begun is not found. What is found
- * must still be a QP of the bound uverbs file, so a number that another
- * process's QP took over is never touched. Every transition runs under
- * the id's CM handler lock: rxe takes one modify of a QP at a time only.
+ * Kernel-owned mode: a QP made for a CM id is bound to it until either
+ * goes. An RC QP is the CM's (rdma_create_qp()), so connect and accept
+ * move it to RTS and rdma_disconnect() to the error state. A UD QP is
+ * moved to RTS here and not handed to the CM, which refuses multicast
+ * joins on ids with a kernel QP. Destroying the QP unbinds it; destroying
+ * the id first leaves a working standalone QP.
  *
- * During a transition the QP's uobject is also held shared, as a uverbs
- * command that uses the QP holds it: ib_destroy_qp_user() reads the QP's
- * address-vector GID attributes before it waits for the tracker, so a
- * move to RTR while it waits would leave it putting stale ones (a GID
- * reference leaked or put twice). Held, a racing ibv_destroy_qp() gets
- * EBUSY, as it does racing the process's own ibv_modify_qp(); a destroy
- * under way keeps the uobject from being held, and the QP counts as gone.
+ * Bypass mode: a QP the process made through uverbs, so that libibverbs
+ * and its provider own its data path, is bound to a CM id by its number
+ * and its uverbs file, and the module drives its state as it does its
+ * own QPs': INIT when bound, RTR and RTS for the connection, ERR when the
+ * connection ends. It is found again for each transition and held only
+ * during it (qp_lookup.c). Every transition runs under the id's CM
+ * handler lock: rxe takes one modify of a QP at a time only.
+ *
+ * A binding changes under the id's mutex and its CM handler lock, so the
+ * CM's event handler may use it.
  */
 #include <linux/file.h>
 #include <rdma/ib_cm.h>
 
 #include "rdmachan.h"
 
-#ifdef RDMACHAN_HAVE_RESTRACK_BEGIN_DEL
-
-bool rdmachan_user_qp_supported(void)
-{
-	return true;
-}
-
 /*
- * The uobject of a uverbs QP: ib_uqp_object begins with ib_uevent_object,
- * which begins with ib_uobject (drivers/infiniband/core/uverbs.h).
+ * With the id's mutex and CM handler lock held: the id's QP is no longer
+ * bound to it. With @destroy the QP is destroyed too (the CM's way, for
+ * the CM's QP). The caller drops the two references of the binding.
  */
-static struct ib_uobject *rdmachan_user_qp_uobject(struct ib_qp *qp)
+struct rdmachan_qp *rdmachan_cm_unbind_qp(struct rdmachan_cm_id *id,
+					  bool destroy)
 {
-	return (struct ib_uobject *)qp->uobject;
-}
+	struct rdmachan_qp *qp = id->qp;
+	struct rdmachan_mcast *mc;
 
-/*
- * uverbs' shared lock of a uobject (uverbs_try_lock_object(), READ): a
- * count above zero; -1 while a destroy holds it exclusively.
- */
-static bool rdmachan_user_qp_hold_uobject(struct ib_qp *qp)
-{
-	return atomic_fetch_add_unless(&rdmachan_user_qp_uobject(qp)->usecnt,
-				       1, -1) != -1;
-}
-
-/*
- * @qp is a uverbs QP made on @ufile: its PD is then one of that file's
- * objects. The pointers are only compared: no type of ib_uverbs is used.
- * With the QP's tracker entry held.
- */
-static bool rdmachan_user_qp_owned(const struct ib_qp *qp,
-				   const struct file *ufile)
-{
-	return !rdma_is_kernel_res(&qp->res) && qp->uobject &&
-	       qp->pd->uobject && qp->pd->uobject->ufile == ufile->private_data;
-}
-
-/*
- * QP @qpn of @cm_id's device, held, if it is a uverbs QP made on @ufile
- * and, when @bound is given, that very QP. Else an ERR_PTR: -ENOENT for
- * no such QP, -EACCES for someone else's, or for one being destroyed.
- * Undo with rdmachan_user_qp_put().
- */
-static struct ib_qp *rdmachan_user_qp_get(struct rdma_cm_id *cm_id,
-					  struct file *ufile, u32 qpn,
-					  const struct ib_qp *bound)
-{
-	struct rdma_restrack_entry *res;
-	struct ib_qp *qp;
-
-	res = rdma_restrack_get_byid(cm_id->device, RDMA_RESTRACK_QP, qpn);
-	if (IS_ERR(res))
-		return ERR_PTR(-ENOENT);
-	qp = container_of(res, struct ib_qp, res);
-	if (!rdmachan_user_qp_owned(qp, ufile)) {
-		rdma_restrack_put(res);
-		return ERR_PTR(-EACCES);
+	lockdep_assert_held(&id->lock);
+	if (!qp)
+		return NULL;
+	/* Attached groups hold the QP (ib_destroy_qp() would fail). */
+	list_for_each_entry(mc, &id->mcasts, id_entry) {
+		if (!mc->attached)
+			continue;
+		ib_detach_mcast(qp->ib, &mc->mgid, mc->mlid);
+		mc->attached = false;
 	}
-	if ((bound && qp != bound) || !rdmachan_user_qp_hold_uobject(qp)) {
-		rdma_restrack_put(res);
-		return ERR_PTR(-ENOENT);
+	if (id->cm_id->qp && id->cm_id->qp == qp->ib) {
+		if (destroy) {
+			rdma_destroy_qp(id->cm_id);
+			qp->ib = NULL;
+		} else {
+			/* The CM forgets it: connect and disconnect leave it be. */
+			id->cm_id->qp = NULL;
+		}
 	}
+	id->qp = NULL;
+	spin_lock(&qp->bind_lock);
+	qp->cm_id = NULL;
+	spin_unlock(&qp->bind_lock);
 	return qp;
 }
 
-/* Ends what rdmachan_user_qp_get() or rdmachan_user_qp_hold() holds. */
-void rdmachan_user_qp_put(struct ib_qp *qp)
+/* From the CM's event handler: the bound QP flushes its work requests. */
+void rdmachan_qp_error(struct rdmachan_cm_id *id)
 {
-	atomic_dec(&rdmachan_user_qp_uobject(qp)->usecnt);
-	rdma_restrack_put(&qp->res);
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	struct rdmachan_qp *qp = id->qp;
+
+	if (qp)
+		ib_modify_qp(qp->ib, &attr, IB_QP_STATE);
 }
+
+/*
+ * The CM id @qp is bound to, with a reference and its @lock held, or NULL
+ * when it is not bound. The binding may have gone before the lock was
+ * taken: *@bound says whether @qp is still the id's QP, which implies the
+ * id still has its rdma_cm_id. Undone by rdmachan_qp_unlock_bound_id().
+ */
+struct rdmachan_cm_id *rdmachan_qp_lock_bound_id(struct rdmachan_qp *qp,
+						 bool *bound)
+{
+	struct rdmachan_cm_id *id;
+
+	spin_lock(&qp->bind_lock);
+	id = qp->cm_id;
+	if (id)
+		kref_get(&id->obj.ref);
+	spin_unlock(&qp->bind_lock);
+	*bound = false;
+	if (!id)
+		return NULL;
+	mutex_lock(&id->lock);
+	*bound = id->qp == qp;
+	return id;
+}
+
+void rdmachan_qp_unlock_bound_id(struct rdmachan_cm_id *id)
+{
+	mutex_unlock(&id->lock);
+	rdmachan_object_put(&id->obj);
+}
+
+void rdmachan_qp_unbind(struct rdmachan_qp *qp)
+{
+	struct rdmachan_cm_id *id;
+	bool bound;
+
+	id = rdmachan_qp_lock_bound_id(qp, &bound);
+	if (!id)
+		return;
+	if (bound) {
+		rdma_lock_handler(id->cm_id);
+		rdmachan_cm_unbind_qp(id, true);
+		rdma_unlock_handler(id->cm_id);
+	}
+	rdmachan_qp_unlock_bound_id(id);
+	if (bound) {
+		/* the binding's references, now ours */
+		rdmachan_object_put(&qp->v.obj);
+		rdmachan_object_put(&id->obj);
+	}
+}
+
+/* What the CM does for a UD QP it owns: INIT, RTR and RTS at once. */
+static int rdmachan_qp_init_ud(struct rdma_cm_id *cm_id, struct ib_qp *ibqp)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_INIT };
+	int mask, ret;
+
+	ret = rdma_init_qp_attr(cm_id, &attr, &mask);
+	if (ret)
+		return ret;
+	ret = ib_modify_qp(ibqp, &attr, mask);
+	if (ret)
+		return ret;
+	attr.qp_state = IB_QPS_RTR;
+	ret = ib_modify_qp(ibqp, &attr, IB_QP_STATE);
+	if (ret)
+		return ret;
+	attr.qp_state = IB_QPS_RTS;
+	attr.sq_psn = 0;
+	return ib_modify_qp(ibqp, &attr, IB_QP_STATE | IB_QP_SQ_PSN);
+}
+
+/* Creates the QP for the CM id @cmd names, and binds them. */
+int rdmachan_qp_create_for_id(struct rdmachan_file *file,
+			      struct rdmachan_create_qp *cmd,
+			      struct rdmachan_qp *qp,
+			      struct ib_qp_init_attr *init)
+{
+	struct rdma_cm_id *cm_id;
+	struct rdmachan_cm_id *id;
+	struct ib_qp *ibqp;
+	int ret;
+
+	ret = rdmachan_cm_id_lock_fd(file, cmd->cm_fd, cmd->cm_id, &id);
+	if (ret)
+		return ret;
+	cm_id = id->cm_id;
+	if (id->qp || cm_id->qp_type != init->qp_type ||
+	    cm_id->device != qp->pd->ib->device) {
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	rdma_lock_handler(cm_id);
+	if (init->qp_type == IB_QPT_UD) {
+		init->port_num = cm_id->port_num;
+		ibqp = ib_create_qp(qp->pd->ib, init);
+		ret = PTR_ERR_OR_ZERO(ibqp);
+		if (!ret) {
+			ret = rdmachan_qp_init_ud(cm_id, ibqp);
+			if (ret)
+				ib_destroy_qp(ibqp);
+		}
+	} else {
+		ret = rdma_create_qp(cm_id, qp->pd->ib, init);
+		ibqp = cm_id->qp;
+	}
+	if (!ret) {
+		qp->ib = ibqp;
+		kref_get(&qp->v.obj.ref);
+		id->qp = qp;
+		kref_get(&id->obj.ref);
+		qp->cm_id = id;
+	}
+	rdma_unlock_handler(cm_id);
+out_unlock:
+	rdmachan_cm_id_unlock(id);
+	return ret;
+}
+
+#ifdef RDMACHAN_HAVE_RESTRACK_BEGIN_DEL
 
 /* @qp to @state, with the CM's attributes for INIT, RTR and RTS. */
 static int rdmachan_user_qp_move(struct rdma_cm_id *cm_id, struct ib_qp *qp,
@@ -123,24 +215,6 @@ static int rdmachan_user_qp_move(struct rdma_cm_id *cm_id, struct ib_qp *qp,
 }
 
 /*
- * The id's bound QP, found again and held for one step: NULL when the id
- * has none, ERR_PTR(-ENOENT) when its QP is gone; a QP that took over the
- * number is never it. Whatever uses the QP's number (a REQ, a REP, a
- * SIDR reply) is sent before rdmachan_user_qp_put(), so the number
- * cannot change hands meanwhile. With the id's CM handler lock held.
- */
-struct ib_qp *rdmachan_user_qp_hold(struct rdmachan_cm_id *id)
-{
-	struct ib_qp *qp;
-
-	if (!id->user_qp_file)
-		return NULL;
-	qp = rdmachan_user_qp_get(id->cm_id, id->user_qp_file,
-				  id->user_qp_num, id->user_qp);
-	return IS_ERR(qp) ? ERR_PTR(-ENOENT) : qp;
-}
-
-/*
  * The id's bound QP to @state: 0 when the id has none, -ENOENT when its
  * QP is gone. With the id's CM handler lock held.
  */
@@ -154,34 +228,6 @@ int rdmachan_user_qp_modify(struct rdmachan_cm_id *id, enum ib_qp_state state)
 		return PTR_ERR_OR_ZERO(qp);
 	ret = rdmachan_user_qp_move(id->cm_id, qp, state);
 	rdmachan_user_qp_put(qp);
-	return ret;
-}
-
-/*
- * The bound QP's state, read as the RDMA netlink's resource dump reads
- * it: with only the tracker entry held (its QP cannot be destroyed
- * meanwhile, so its PD can be compared), so the process's own destroy of
- * the QP is never refused for it. -ENOENT when the QP is gone. With the
- * id's @lock held.
- */
-int rdmachan_user_qp_state(struct rdmachan_cm_id *id, enum ib_qp_state *state)
-{
-	struct rdma_restrack_entry *res;
-	struct ib_qp *qp;
-	int ret = -ENOENT;
-
-	lockdep_assert_held(&id->lock);
-	if (!id->user_qp_file || !id->cm_id)
-		return -ENOENT;
-	res = rdma_restrack_get_byid(id->cm_id->device, RDMA_RESTRACK_QP,
-				     id->user_qp_num);
-	if (IS_ERR(res))
-		return -ENOENT;
-	qp = container_of(res, struct ib_qp, res);
-	/* the same QP of the same file: never another process's */
-	if (qp == id->user_qp && rdmachan_user_qp_owned(qp, id->user_qp_file))
-		ret = rdmachan_qp_query_state(qp, state);
-	rdma_restrack_put(res);
 	return ret;
 }
 
@@ -285,7 +331,7 @@ static int rdmachan_user_qp_bind(struct rdmachan_cm_id *id, int fd, u32 qpn)
 		}
 		stale = rdmachan_user_qp_unbind(id);
 	}
-	qp = rdmachan_user_qp_get(cm_id, ufile, qpn, NULL);
+	qp = rdmachan_user_qp_find(cm_id->device, ufile, qpn, NULL);
 	if (IS_ERR(qp)) {
 		ret = PTR_ERR(qp);
 		goto out;
@@ -317,23 +363,9 @@ out:
 
 #else
 
-bool rdmachan_user_qp_supported(void)
-{
-	return false;
-}
-
 int rdmachan_user_qp_modify(struct rdmachan_cm_id *id, enum ib_qp_state state)
 {
 	return 0;
-}
-
-struct ib_qp *rdmachan_user_qp_hold(struct rdmachan_cm_id *id)
-{
-	return NULL;
-}
-
-void rdmachan_user_qp_put(struct ib_qp *qp)
-{
 }
 
 int rdmachan_user_qp_ready(struct rdmachan_cm_id *id, struct ib_qp *qp,
@@ -345,11 +377,6 @@ int rdmachan_user_qp_ready(struct rdmachan_cm_id *id, struct ib_qp *qp,
 int rdmachan_user_qp_connected(struct rdmachan_cm_id *id)
 {
 	return 1;
-}
-
-int rdmachan_user_qp_state(struct rdmachan_cm_id *id, enum ib_qp_state *state)
-{
-	return -ENOENT;
 }
 
 static int rdmachan_user_qp_bind(struct rdmachan_cm_id *id, int fd, u32 qpn)
