@@ -4,7 +4,6 @@
  * the id, its QP and its joins before it goes on the file's queue, and the
  * new id of a connect request.
  */
-#include <linux/file.h>
 #include <linux/memcontrol.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
@@ -100,7 +99,7 @@ static void rdmachan_cm_event_effects(struct rdmachan_cm_id *id,
 	switch (event->event) {
 	case RDMA_CM_EVENT_UNREACHABLE:
 	case RDMA_CM_EVENT_CONNECT_ERROR:
-		rdmachan_user_qp_modify(id, IB_QPS_ERR);
+		rdmachan_bound_qp_flush(id, RDMACHAN_QP_FLUSH_EARLY);
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_REJECTED:
@@ -112,8 +111,7 @@ static void rdmachan_cm_event_effects(struct rdmachan_cm_id *id,
 		 * file owning the QP may send (rdmachan_qp_num_hold()),
 		 * or the peer restarted and the connection is dead anyway.
 		 */
-		rdmachan_qp_error(id);
-		rdmachan_user_qp_modify(id, IB_QPS_ERR);
+		rdmachan_bound_qp_flush(id, RDMACHAN_QP_FLUSH_ENDED);
 		break;
 	case RDMA_CM_EVENT_MULTICAST_JOIN:
 	case RDMA_CM_EVENT_MULTICAST_ERROR:
@@ -129,7 +127,7 @@ static void rdmachan_cm_event_effects(struct rdmachan_cm_id *id,
 		}
 		break;
 	case RDMA_CM_EVENT_CONNECT_RESPONSE:
-		ret = rdmachan_user_qp_connected(id);
+		ret = rdmachan_bound_qp_connected(id);
 		if (ret > 0) {
 			/* The REP came: ESTABLISH may send the RTU. */
 			atomic_cmpxchg(&id->conn_end, RDMACHAN_CONN_ACTIVE,
@@ -212,7 +210,7 @@ static void rdmachan_cm_id_device_removal(struct rdmachan_cm_id *id,
 					  struct ib_device *ibdev)
 {
 	struct rdma_cm_event event = { .event = RDMA_CM_EVENT_DEVICE_REMOVAL };
-	struct file *user_qp_file = NULL;
+	struct rdmachan_qp_unbound uverbs = {};
 	struct rdma_cm_id *cm_id;
 
 	mutex_lock(&id->lock);
@@ -223,13 +221,12 @@ static void rdmachan_cm_id_device_removal(struct rdmachan_cm_id *id,
 	if (cm_id->device == ibdev && !id->removal_reported) {
 		rdmachan_cm_report(id, cm_id, &event);
 		id->removal_reported = true;
-		user_qp_file = rdmachan_user_qp_unbind(id);
+		rdmachan_qp_unbind_id(id, BIT(RDMACHAN_QP_UVERBS), &uverbs);
 	}
 	rdma_unlock_handler(cm_id);
 out:
 	mutex_unlock(&id->lock);
-	if (user_qp_file)
-		fput(user_qp_file);
+	rdmachan_qp_unbound_release(&uverbs);
 }
 
 static void rdmachan_cm_file_device_removal(struct rdmachan_file *file,

@@ -369,7 +369,7 @@ int rdmachan_cmd_accept(struct rdmachan_call *call, void *arg)
 	param = &send.param;
 	/* a bound UD QP is ready since it was bound */
 	if (send.user_qp && id->cm_id->qp_type != IB_QPT_UD)
-		ret = rdmachan_user_qp_ready(id, send.user_qp, param);
+		ret = rdmachan_bound_qp_ready(id, send.user_qp, param);
 	if (!ret && id->qp)
 		ret = rdmachan_rxe_rd_atomic_check(id->qp, rtr_mask,
 						   param->responder_resources);
@@ -469,7 +469,7 @@ int rdmachan_cmd_disconnect(struct rdmachan_call *call, void *arg)
 	 */
 	if (!rdmachan_cm_id_iwarp(id->cm_id)) {
 		rdma_lock_handler(id->cm_id);
-		rdmachan_user_qp_modify(id, IB_QPS_ERR);
+		rdmachan_bound_qp_flush(id, RDMACHAN_QP_FLUSH_EARLY);
 		rdma_unlock_handler(id->cm_id);
 	}
 	/* Only a connection goes to DISCONNECTING; DISCONNECTED stays. */

@@ -4,7 +4,6 @@
  * request, torn down by destroy, file release or device removal, freed
  * when its last reference goes. A destroy waits for its events' acks.
  */
-#include <linux/file.h>
 #include <linux/slab.h>
 #include <rdma/ib_addr.h>
 
@@ -27,18 +26,16 @@ static void rdmachan_cm_id_free(struct rdmachan_object *obj)
  */
 static void rdmachan_cm_id_teardown(struct rdmachan_cm_id *id)
 {
+	struct rdmachan_qp_unbound bindings = {};
 	struct rdmachan_mcast *mc, *tmp;
-	struct rdmachan_qp *qp = NULL;
-	struct file *user_qp_file = NULL;
 	struct rdma_cm_id *cm_id;
 	LIST_HEAD(mcasts);
 
 	mutex_lock(&id->lock);
 	cm_id = id->cm_id;
-	if (cm_id && (id->qp || id->user_qp_file)) {
+	if (cm_id && rdmachan_qp_bound(id)) {
 		rdma_lock_handler(cm_id);
-		qp = rdmachan_cm_unbind_qp(id, false);
-		user_qp_file = rdmachan_user_qp_unbind(id);
+		rdmachan_qp_unbind_id(id, RDMACHAN_QP_ANY_KIND, &bindings);
 		rdma_unlock_handler(cm_id);
 	}
 	list_splice_init(&id->mcasts, &mcasts);
@@ -59,12 +56,7 @@ static void rdmachan_cm_id_teardown(struct rdmachan_cm_id *id)
 		list_del_init(&mc->id_entry);
 		rdmachan_object_put(&mc->obj);
 	}
-	if (qp) {
-		rdmachan_object_put(&qp->v.obj);
-		rdmachan_object_put(&id->obj);
-	}
-	if (user_qp_file)
-		fput(user_qp_file);
+	rdmachan_qp_unbound_release(&bindings);
 }
 
 /* The CM waits in device removal until every id on the device is gone. */

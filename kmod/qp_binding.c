@@ -13,32 +13,39 @@
  * and its provider own its data path, is bound to a CM id by its number
  * and its uverbs file, and the module drives its state as it does its
  * own QPs': INIT when bound, RTR and RTS for the connection, ERR when the
- * connection ends. It is found again for each transition and held only
- * during it (qp_lookup.c). Every transition runs under the id's CM
- * handler lock: rxe takes one modify of a QP at a time only.
+ * connection ends. Every transition runs under the id's CM handler lock:
+ * rxe takes one modify of a QP at a time only.
  *
  * A binding changes under the id's mutex and its CM handler lock, so the
- * CM's event handler may use it.
+ * CM's event handler may use it. Every step finds the bound QP again
+ * under the handler lock and holds it for that step only (a uverbs QP's
+ * number may have passed to another QP since the last one); what differs
+ * between the two kinds is in rdmachan_qp_kinds[].
  */
 #include <linux/file.h>
 #include <rdma/ib_cm.h>
 
 #include "rdmachan.h"
 
+static struct ib_qp *rdmachan_own_qp_get(struct rdmachan_cm_id *id)
+{
+	return id->qp ? id->qp->ib : NULL;
+}
+
 /*
- * With the id's mutex and CM handler lock held: the id's QP is no longer
- * bound to it. With @destroy the QP is destroyed too (the CM's way, for
- * the CM's QP). The caller drops the two references of the binding.
+ * With the id's mutex and CM handler lock held: the id's own QP is no
+ * longer bound to it. With @destroy the QP is destroyed too (the CM's
+ * way, for the CM's QP). The binding's two references go to @ended.
  */
-struct rdmachan_qp *rdmachan_cm_unbind_qp(struct rdmachan_cm_id *id,
-					  bool destroy)
+static void rdmachan_own_qp_unbind(struct rdmachan_cm_id *id, bool destroy,
+				   struct rdmachan_qp_unbound *ended)
 {
 	struct rdmachan_qp *qp = id->qp;
 	struct rdmachan_mcast *mc;
 
 	lockdep_assert_held(&id->lock);
 	if (!qp)
-		return NULL;
+		return;
 	/* Attached groups hold the QP (ib_destroy_qp() would fail). */
 	list_for_each_entry(mc, &id->mcasts, id_entry) {
 		if (!mc->attached)
@@ -59,27 +66,174 @@ struct rdmachan_qp *rdmachan_cm_unbind_qp(struct rdmachan_cm_id *id,
 	spin_lock(&qp->bind_lock);
 	qp->cm_id = NULL;
 	spin_unlock(&qp->bind_lock);
-	return qp;
+	ended->qp = qp;
+	ended->id = id;
 }
 
-/* From the CM's event handler: the bound QP flushes its work requests. */
-void rdmachan_qp_error(struct rdmachan_cm_id *id)
+/* The id goes, or its QP becomes standalone: the QP stays. */
+static void rdmachan_own_qp_end(struct rdmachan_cm_id *id,
+				struct rdmachan_qp_unbound *ended)
 {
-	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
-	struct rdmachan_qp *qp = id->qp;
+	rdmachan_own_qp_unbind(id, false, ended);
+}
 
-	if (qp)
-		ib_modify_qp(qp->ib, &attr, IB_QP_STATE);
+static void rdmachan_uverbs_qp_end(struct rdmachan_cm_id *id,
+				   struct rdmachan_qp_unbound *ended)
+{
+	lockdep_assert_held(&id->lock);
+	if (!id->user_qp_file)
+		return;
+	rdmachan_count_dec(RDMACHAN_COUNT_USER_QPS);
+	ended->ufile = id->user_qp_file;
+	id->user_qp_file = NULL;
+	id->user_qp_num = 0;
+	id->user_qp = NULL;
+}
+
+/* What differs between the kinds of binding; the rest is one path. */
+struct rdmachan_qp_kind_ops {
+	/*
+	 * The id's QP of this kind for one step, with the id's CM handler
+	 * lock held: NULL when there is none, ERR_PTR(-ENOENT) when it is gone.
+	 */
+	struct ib_qp *(*get)(struct rdmachan_cm_id *id);
+	/* ends the step; none where the binding itself holds the QP */
+	void (*put)(struct ib_qp *ib);
+	/* ends the binding, with the id's mutex and CM handler lock held */
+	void (*end)(struct rdmachan_cm_id *id,
+		    struct rdmachan_qp_unbound *ended);
+	/*
+	 * Moved to ERR as soon as a connect fails or the id disconnects, not
+	 * only once the connection has ended: the module moves a uverbs QP
+	 * where the CM would move one of its own, and leaves its own to the CM.
+	 */
+	bool flush_early;
+};
+
+static const struct rdmachan_qp_kind_ops
+rdmachan_qp_kinds[RDMACHAN_QP_KINDS] = {
+	[RDMACHAN_QP_OWN] = {
+		.get = rdmachan_own_qp_get,
+		.end = rdmachan_own_qp_end,
+	},
+	[RDMACHAN_QP_UVERBS] = {
+		.get = rdmachan_user_qp_hold,
+		.put = rdmachan_user_qp_put,
+		.end = rdmachan_uverbs_qp_end,
+		.flush_early = true,
+	},
+};
+
+/* The id's QP of @kind, found again and held for one step; see .get. */
+static struct ib_qp *rdmachan_bound_qp_get(struct rdmachan_cm_id *id,
+					   enum rdmachan_qp_kind kind)
+{
+	return rdmachan_qp_kinds[kind].get(id);
+}
+
+/* Ends the step of rdmachan_bound_qp_get(), whatever it gave. */
+static void rdmachan_bound_qp_put(enum rdmachan_qp_kind kind,
+				  struct ib_qp *ib)
+{
+	if (!IS_ERR_OR_NULL(ib) && rdmachan_qp_kinds[kind].put)
+		rdmachan_qp_kinds[kind].put(ib);
 }
 
 /*
- * The CM id @qp is bound to, with a reference and its @lock held, or NULL
- * when it is not bound. The binding may have gone before the lock was
- * taken: *@bound says whether @qp is still the id's QP, which implies the
- * id still has its rdma_cm_id. Undone by rdmachan_qp_unlock_bound_id().
+ * With the id's mutex and CM handler lock held: the id's bindings of the
+ * kinds in @kinds (bits of enum rdmachan_qp_kind) end. What they held is
+ * let go of by rdmachan_qp_unbound_release() once both locks are dropped.
  */
-struct rdmachan_cm_id *rdmachan_qp_lock_bound_id(struct rdmachan_qp *qp,
-						 bool *bound)
+void rdmachan_qp_unbind_id(struct rdmachan_cm_id *id, unsigned int kinds,
+			   struct rdmachan_qp_unbound *ended)
+{
+	enum rdmachan_qp_kind kind;
+
+	for (kind = 0; kind < RDMACHAN_QP_KINDS; kind++)
+		if (kinds & BIT(kind))
+			rdmachan_qp_kinds[kind].end(id, ended);
+}
+
+void rdmachan_qp_unbound_release(struct rdmachan_qp_unbound *ended)
+{
+	if (ended->qp) {
+		rdmachan_object_put(&ended->qp->v.obj);
+		rdmachan_object_put(&ended->id->obj);
+	}
+	if (ended->ufile)
+		fput(ended->ufile);
+}
+
+/* @ib to @state, with the CM's attributes for INIT, RTR and RTS. */
+static int rdmachan_bound_qp_move(struct rdma_cm_id *cm_id, struct ib_qp *ib,
+				  enum ib_qp_state state)
+{
+	struct ib_qp_attr attr = { .qp_state = state };
+	int mask = IB_QP_STATE, ret;
+
+	if (state == IB_QPS_ERR)
+		return ib_modify_qp(ib, &attr, mask);
+	/* UD: the CM has attributes for INIT only, as librdmacm knows */
+	if (ib->qp_type != IB_QPT_UD || state == IB_QPS_INIT) {
+		ret = rdma_init_qp_attr(cm_id, &attr, &mask);
+		if (ret)
+			return ret;
+	} else if (state == IB_QPS_RTS) {
+		attr.sq_psn = 0;
+		mask |= IB_QP_SQ_PSN;
+	}
+	return ib_modify_qp(ib, &attr, mask);
+}
+
+/*
+ * A QP being bound that the CM does not ready itself: INIT with the CM's
+ * attributes, and a UD QP on to RTS at once, as the CM readies its own.
+ */
+static int rdmachan_bound_qp_start(struct rdma_cm_id *cm_id, struct ib_qp *ib)
+{
+	int ret;
+
+	ret = rdmachan_bound_qp_move(cm_id, ib, IB_QPS_INIT);
+	if (!ret && ib->qp_type == IB_QPT_UD) {
+		ret = rdmachan_bound_qp_move(cm_id, ib, IB_QPS_RTR);
+		if (!ret)
+			ret = rdmachan_bound_qp_move(cm_id, ib, IB_QPS_RTS);
+	}
+	return ret;
+}
+
+/*
+ * The id's bound QPs to ERR, which flushes their work requests: @when
+ * says which (see rdmachan_qp_kind_ops.flush_early). With the id's CM
+ * handler lock held.
+ */
+void rdmachan_bound_qp_flush(struct rdmachan_cm_id *id,
+			     enum rdmachan_qp_flush_when when)
+{
+	enum rdmachan_qp_kind kind;
+	struct ib_qp *ib;
+
+	for (kind = 0; kind < RDMACHAN_QP_KINDS; kind++) {
+		if (when == RDMACHAN_QP_FLUSH_EARLY &&
+		    !rdmachan_qp_kinds[kind].flush_early)
+			continue;
+		ib = rdmachan_bound_qp_get(id, kind);
+		if (IS_ERR_OR_NULL(ib))
+			continue;
+		rdmachan_bound_qp_move(id->cm_id, ib, IB_QPS_ERR);
+		rdmachan_bound_qp_put(kind, ib);
+	}
+}
+
+/*
+ * The CM id @qp is bound to, with a reference and its @lock held, and
+ * its CM handler lock too when @qp is still its QP (*@bound, which
+ * implies the id still has its rdma_cm_id): the CM modifies a bound QP
+ * under that lock. NULL when @qp is not bound. Undone by
+ * rdmachan_qp_unlock_binding().
+ */
+struct rdmachan_cm_id *rdmachan_qp_lock_binding(struct rdmachan_qp *qp,
+						bool *bound)
 {
 	struct rdmachan_cm_id *id;
 
@@ -93,55 +247,33 @@ struct rdmachan_cm_id *rdmachan_qp_lock_bound_id(struct rdmachan_qp *qp,
 		return NULL;
 	mutex_lock(&id->lock);
 	*bound = id->qp == qp;
+	if (*bound)
+		rdma_lock_handler(id->cm_id);
 	return id;
 }
 
-void rdmachan_qp_unlock_bound_id(struct rdmachan_cm_id *id)
+void rdmachan_qp_unlock_binding(struct rdmachan_cm_id *id, bool bound)
 {
+	if (!id)
+		return;
+	if (bound)
+		rdma_unlock_handler(id->cm_id);
 	mutex_unlock(&id->lock);
 	rdmachan_object_put(&id->obj);
 }
 
+/* Before @qp is destroyed: a QP the CM made goes the CM's way here. */
 void rdmachan_qp_unbind(struct rdmachan_qp *qp)
 {
+	struct rdmachan_qp_unbound ended = {};
 	struct rdmachan_cm_id *id;
 	bool bound;
 
-	id = rdmachan_qp_lock_bound_id(qp, &bound);
-	if (!id)
-		return;
-	if (bound) {
-		rdma_lock_handler(id->cm_id);
-		rdmachan_cm_unbind_qp(id, true);
-		rdma_unlock_handler(id->cm_id);
-	}
-	rdmachan_qp_unlock_bound_id(id);
-	if (bound) {
-		/* the binding's references, now ours */
-		rdmachan_object_put(&qp->v.obj);
-		rdmachan_object_put(&id->obj);
-	}
-}
-
-/* What the CM does for a UD QP it owns: INIT, RTR and RTS at once. */
-static int rdmachan_qp_init_ud(struct rdma_cm_id *cm_id, struct ib_qp *ibqp)
-{
-	struct ib_qp_attr attr = { .qp_state = IB_QPS_INIT };
-	int mask, ret;
-
-	ret = rdma_init_qp_attr(cm_id, &attr, &mask);
-	if (ret)
-		return ret;
-	ret = ib_modify_qp(ibqp, &attr, mask);
-	if (ret)
-		return ret;
-	attr.qp_state = IB_QPS_RTR;
-	ret = ib_modify_qp(ibqp, &attr, IB_QP_STATE);
-	if (ret)
-		return ret;
-	attr.qp_state = IB_QPS_RTS;
-	attr.sq_psn = 0;
-	return ib_modify_qp(ibqp, &attr, IB_QP_STATE | IB_QP_SQ_PSN);
+	id = rdmachan_qp_lock_binding(qp, &bound);
+	if (bound)
+		rdmachan_own_qp_unbind(id, true, &ended);
+	rdmachan_qp_unlock_binding(id, bound);
+	rdmachan_qp_unbound_release(&ended);
 }
 
 /* Creates the QP for the CM id @cmd names, and binds them. */
@@ -170,7 +302,7 @@ int rdmachan_qp_create_for_id(struct rdmachan_file *file,
 		ibqp = ib_create_qp(qp->pd->ib, init);
 		ret = PTR_ERR_OR_ZERO(ibqp);
 		if (!ret) {
-			ret = rdmachan_qp_init_ud(cm_id, ibqp);
+			ret = rdmachan_bound_qp_start(cm_id, ibqp);
 			if (ret)
 				ib_destroy_qp(ibqp);
 		}
@@ -191,68 +323,28 @@ out_unlock:
 	return ret;
 }
 
-#ifdef RDMACHAN_HAVE_RESTRACK_BEGIN_DEL
-
-/* @qp to @state, with the CM's attributes for INIT, RTR and RTS. */
-static int rdmachan_user_qp_move(struct rdma_cm_id *cm_id, struct ib_qp *qp,
-				 enum ib_qp_state state)
-{
-	struct ib_qp_attr attr = { .qp_state = state };
-	int mask = IB_QP_STATE, ret;
-
-	if (state == IB_QPS_ERR)
-		return ib_modify_qp(qp, &attr, mask);
-	/* UD: the CM has attributes for INIT only, as librdmacm knows */
-	if (qp->qp_type != IB_QPT_UD || state == IB_QPS_INIT) {
-		ret = rdma_init_qp_attr(cm_id, &attr, &mask);
-		if (ret)
-			return ret;
-	} else if (state == IB_QPS_RTS) {
-		attr.sq_psn = 0;
-		mask |= IB_QP_SQ_PSN;
-	}
-	return ib_modify_qp(qp, &attr, mask);
-}
-
 /*
- * The id's bound QP to @state: 0 when the id has none, -ENOENT when its
- * QP is gone. With the id's CM handler lock held.
+ * @ib, the id's bound uverbs QP held for this step, ready to send, as the
+ * CM readies a QP of its own: INIT again with the connection's attributes
+ * (its access flags come with the request or reply), RTR and RTS; the
+ * resources of @param (ACCEPT's) over the CM's. With the id's CM handler
+ * lock held.
  */
-int rdmachan_user_qp_modify(struct rdmachan_cm_id *id, enum ib_qp_state state)
-{
-	struct ib_qp *qp;
-	int ret;
-
-	qp = rdmachan_user_qp_hold(id);
-	if (IS_ERR_OR_NULL(qp))
-		return PTR_ERR_OR_ZERO(qp);
-	ret = rdmachan_user_qp_move(id->cm_id, qp, state);
-	rdmachan_user_qp_put(qp);
-	return ret;
-}
-
-/*
- * @qp, the id's bound QP held by rdmachan_user_qp_hold(), ready to send,
- * as the CM readies a QP of its own: INIT again with the connection's
- * attributes (its access flags come with the request or reply), RTR and
- * RTS; the resources of @param (ACCEPT's) over the CM's. With the id's CM
- * handler lock held.
- */
-int rdmachan_user_qp_ready(struct rdmachan_cm_id *id, struct ib_qp *qp,
-			   const struct rdma_conn_param *param)
+int rdmachan_bound_qp_ready(struct rdmachan_cm_id *id, struct ib_qp *ib,
+			    const struct rdma_conn_param *param)
 {
 	struct rdma_cm_id *cm_id = id->cm_id;
 	struct ib_qp_attr attr = {};
 	int mask, ret;
 
-	ret = rdmachan_user_qp_move(cm_id, qp, IB_QPS_INIT);
+	ret = rdmachan_bound_qp_move(cm_id, ib, IB_QPS_INIT);
 	if (!ret) {
 		attr.qp_state = IB_QPS_RTR;
 		ret = rdma_init_qp_attr(cm_id, &attr, &mask);
 		if (!ret && param)
 			attr.max_dest_rd_atomic = param->responder_resources;
 		if (!ret)
-			ret = ib_modify_qp(qp, &attr, mask);
+			ret = ib_modify_qp(ib, &attr, mask);
 	}
 	/* iw_cm moves it to RTS itself, once MPA has been negotiated */
 	if (!ret && rdmachan_cm_id_iwarp(cm_id))
@@ -263,48 +355,53 @@ int rdmachan_user_qp_ready(struct rdmachan_cm_id *id, struct ib_qp *qp,
 		if (!ret && param)
 			attr.max_rd_atomic = param->initiator_depth;
 		if (!ret)
-			ret = ib_modify_qp(qp, &attr, mask);
+			ret = ib_modify_qp(ib, &attr, mask);
 	}
 	return ret;
 }
 
 /*
- * From the CM's handler on CONNECT_RESPONSE: the bound QP to RTS and the
- * RTU sent, as the CM does for a QP of its own. On failure the QP is in
- * ERR and the connection rejected. 1 when the id has no bound QP, else 0
- * or the error.
+ * From the CM's handler on CONNECT_RESPONSE, which comes only to an id
+ * whose QP the CM does not move: the bound uverbs QP to RTS and the RTU
+ * sent, as the CM does for a QP of its own. On failure the QP is in ERR
+ * and the connection rejected. 1 when the id has no bound uverbs QP, else
+ * 0 or the error.
  */
-int rdmachan_user_qp_connected(struct rdmachan_cm_id *id)
+int rdmachan_bound_qp_connected(struct rdmachan_cm_id *id)
 {
-	struct ib_qp *qp;
+	struct ib_qp *ib;
 	int ret;
 
-	qp = rdmachan_user_qp_hold(id);
-	if (!qp)
+	ib = rdmachan_bound_qp_get(id, RDMACHAN_QP_UVERBS);
+	if (!ib)
 		return 1;
-	if (IS_ERR(qp)) {
-		ret = PTR_ERR(qp);
+	if (IS_ERR(ib)) {
+		ret = PTR_ERR(ib);
 	} else {
-		ret = rdmachan_user_qp_ready(id, qp, NULL);
+		ret = rdmachan_bound_qp_ready(id, ib, NULL);
 		if (!ret)
 			ret = rdma_accept(id->cm_id, NULL);
 		if (ret)
-			rdmachan_user_qp_move(id->cm_id, qp, IB_QPS_ERR);
-		rdmachan_user_qp_put(qp);
+			rdmachan_bound_qp_move(id->cm_id, ib, IB_QPS_ERR);
+		rdmachan_bound_qp_put(RDMACHAN_QP_UVERBS, ib);
 	}
 	if (ret)
 		rdma_reject(id->cm_id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
 	return ret;
 }
 
-static int rdmachan_user_qp_bind(struct rdmachan_cm_id *id, int fd, u32 qpn)
+static int rdmachan_uverbs_qp_bind(struct rdmachan_cm_id *id, int fd, u32 qpn)
 {
+	struct rdmachan_qp_unbound stale = {};
 	struct rdma_cm_id *cm_id = id->cm_id;
-	struct file *ufile, *stale = NULL;
+	struct file *ufile;
 	struct ib_qp *qp;
 	int ret;
 
 	lockdep_assert_held(&id->lock);
+	/* where a held uverbs QP is not safe from its destroy (qp_lookup.c) */
+	if (!rdmachan_user_qp_supported())
+		return -EOPNOTSUPP;
 	if (id->qp || !cm_id->device)
 		return -EINVAL;
 	ufile = fget(fd);
@@ -321,15 +418,15 @@ static int rdmachan_user_qp_bind(struct rdmachan_cm_id *id, int fd, u32 qpn)
 		goto out;
 	}
 	/* A bound QP that is gone gives way to a new one; a live one not. */
-	qp = rdmachan_user_qp_hold(id);
+	qp = rdmachan_bound_qp_get(id, RDMACHAN_QP_UVERBS);
 	if (qp) {
 		ret = PTR_ERR_OR_ZERO(qp);
 		if (!ret) {
-			rdmachan_user_qp_put(qp);
+			rdmachan_bound_qp_put(RDMACHAN_QP_UVERBS, qp);
 			ret = -EINVAL;
 			goto out;
 		}
-		stale = rdmachan_user_qp_unbind(id);
+		rdmachan_qp_unbind_id(id, BIT(RDMACHAN_QP_UVERBS), &stale);
 	}
 	qp = rdmachan_user_qp_find(cm_id->device, ufile, qpn, NULL);
 	if (IS_ERR(qp)) {
@@ -338,12 +435,7 @@ static int rdmachan_user_qp_bind(struct rdmachan_cm_id *id, int fd, u32 qpn)
 	}
 	ret = qp->qp_type == cm_id->qp_type ? 0 : -EINVAL;
 	if (!ret)
-		ret = rdmachan_user_qp_move(cm_id, qp, IB_QPS_INIT);
-	if (!ret && qp->qp_type == IB_QPT_UD) {
-		ret = rdmachan_user_qp_move(cm_id, qp, IB_QPS_RTR);
-		if (!ret)
-			ret = rdmachan_user_qp_move(cm_id, qp, IB_QPS_RTS);
-	}
+		ret = rdmachan_bound_qp_start(cm_id, qp);
 	if (!ret) {
 		id->user_qp_file = ufile;
 		id->user_qp_num = qpn;
@@ -356,58 +448,15 @@ out:
 	rdma_unlock_handler(cm_id);
 	if (ufile)
 		fput(ufile);
-	if (stale)
-		fput(stale);
+	rdmachan_qp_unbound_release(&stale);
 	return ret;
-}
-
-#else
-
-int rdmachan_user_qp_modify(struct rdmachan_cm_id *id, enum ib_qp_state state)
-{
-	return 0;
-}
-
-int rdmachan_user_qp_ready(struct rdmachan_cm_id *id, struct ib_qp *qp,
-			   const struct rdma_conn_param *param)
-{
-	return 0;
-}
-
-int rdmachan_user_qp_connected(struct rdmachan_cm_id *id)
-{
-	return 1;
-}
-
-static int rdmachan_user_qp_bind(struct rdmachan_cm_id *id, int fd, u32 qpn)
-{
-	return -EOPNOTSUPP;
-}
-
-#endif /* RDMACHAN_HAVE_RESTRACK_BEGIN_DEL */
-
-/*
- * With the id's lock and CM handler lock held: the binding ends. The
- * caller fput()s the file returned, if any, once the locks are dropped.
- */
-struct file *rdmachan_user_qp_unbind(struct rdmachan_cm_id *id)
-{
-	struct file *ufile = id->user_qp_file;
-
-	lockdep_assert_held(&id->lock);
-	if (ufile)
-		rdmachan_count_dec(RDMACHAN_COUNT_USER_QPS);
-	id->user_qp_file = NULL;
-	id->user_qp_num = 0;
-	id->user_qp = NULL;
-	return ufile;
 }
 
 int rdmachan_cmd_bind_user_qp(struct rdmachan_call *call, void *arg)
 {
 	struct rdmachan_bind_user_qp *cmd = arg;
+	struct rdmachan_qp_unbound ended = {};
 	struct rdmachan_cm_id *id;
-	struct file *ufile = NULL;
 	int ret;
 
 	if (cmd->__reserved)
@@ -420,15 +469,14 @@ int rdmachan_cmd_bind_user_qp(struct rdmachan_call *call, void *arg)
 		return PTR_ERR(id);
 	if (cmd->flags & RDMACHAN_BIND_USER_QP_UNBIND) {
 		rdma_lock_handler(id->cm_id);
-		ufile = rdmachan_user_qp_unbind(id);
+		rdmachan_qp_unbind_id(id, BIT(RDMACHAN_QP_UVERBS), &ended);
 		rdma_unlock_handler(id->cm_id);
-		ret = ufile ? 0 : -EINVAL;
+		ret = ended.ufile ? 0 : -EINVAL;
 	} else {
-		ret = rdmachan_user_qp_bind(id, cmd->uverbs_fd,
-					    cmd->qp_num & RDMACHAN_QPN_MASK);
+		ret = rdmachan_uverbs_qp_bind(id, cmd->uverbs_fd,
+					      cmd->qp_num & RDMACHAN_QPN_MASK);
 	}
 	rdmachan_cm_id_unlock(id);
-	if (ufile)
-		fput(ufile);
+	rdmachan_qp_unbound_release(&ended);
 	return ret;
 }

@@ -552,12 +552,49 @@ struct ib_qp *rdmachan_user_qp_hold(struct rdmachan_cm_id *id);
 void rdmachan_user_qp_put(struct ib_qp *qp);
 int rdmachan_user_qp_state(struct rdmachan_cm_id *id, enum ib_qp_state *state);
 
-/* ... and bound to CM ids (qp_binding.c); with the CM handler lock */
-int rdmachan_user_qp_modify(struct rdmachan_cm_id *id, enum ib_qp_state state);
-int rdmachan_user_qp_ready(struct rdmachan_cm_id *id, struct ib_qp *qp,
-			   const struct rdma_conn_param *param);
-int rdmachan_user_qp_connected(struct rdmachan_cm_id *id);
-struct file *rdmachan_user_qp_unbind(struct rdmachan_cm_id *id);
+/*
+ * The QPs bound to a CM id (qp_binding.c): the module's own, made for it
+ * (@qp), and in bypass mode a uverbs QP bound by number (@user_qp_*).
+ */
+enum rdmachan_qp_kind {
+	RDMACHAN_QP_OWN,
+	RDMACHAN_QP_UVERBS,
+	RDMACHAN_QP_KINDS,
+};
+
+#define RDMACHAN_QP_ANY_KIND	(BIT(RDMACHAN_QP_KINDS) - 1)
+
+/* What ended bindings held, let go of once the id's locks are dropped. */
+struct rdmachan_qp_unbound {
+	/* the own QP and its id, each with the binding's reference */
+	struct rdmachan_qp *qp;
+	struct rdmachan_cm_id *id;
+	/* the uverbs file of a uverbs QP */
+	struct file *ufile;
+};
+
+/* When the bound QPs go to ERR, which is what decides which of them do. */
+enum rdmachan_qp_flush_when {
+	/* a connect failed, or the id disconnects */
+	RDMACHAN_QP_FLUSH_EARLY,
+	/* the connection has ended: DISCONNECTED, REJECTED, DEVICE_REMOVAL */
+	RDMACHAN_QP_FLUSH_ENDED,
+};
+
+/* With the id's mutex or its CM handler lock held. */
+static inline bool rdmachan_qp_bound(const struct rdmachan_cm_id *id)
+{
+	return id->qp || id->user_qp_file;
+}
+
+void rdmachan_qp_unbind_id(struct rdmachan_cm_id *id, unsigned int kinds,
+			   struct rdmachan_qp_unbound *ended);
+void rdmachan_qp_unbound_release(struct rdmachan_qp_unbound *ended);
+void rdmachan_bound_qp_flush(struct rdmachan_cm_id *id,
+			     enum rdmachan_qp_flush_when when);
+int rdmachan_bound_qp_ready(struct rdmachan_cm_id *id, struct ib_qp *ib,
+			    const struct rdma_conn_param *param);
+int rdmachan_bound_qp_connected(struct rdmachan_cm_id *id);
 
 /* An id bound to an iWARP device: its QP is moved by iw_cm, not the CM. */
 static inline bool rdmachan_cm_id_iwarp(struct rdma_cm_id *cm_id)

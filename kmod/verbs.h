@@ -366,17 +366,14 @@ struct rdma_restrack_entry *rdmachan_qp_num_hold(struct rdmachan_file *file,
 						 struct ib_device *ibdev,
 						 u32 qpn);
 
-/* QPs bound to CM ids (qp_binding.c) */
-struct rdmachan_qp *rdmachan_cm_unbind_qp(struct rdmachan_cm_id *id,
-					  bool destroy);
-void rdmachan_qp_error(struct rdmachan_cm_id *id);
+/* A QP's side of its binding to a CM id (qp_binding.c) */
 int rdmachan_qp_create_for_id(struct rdmachan_file *file,
 			      struct rdmachan_create_qp *cmd,
 			      struct rdmachan_qp *qp,
 			      struct ib_qp_init_attr *init);
-struct rdmachan_cm_id *rdmachan_qp_lock_bound_id(struct rdmachan_qp *qp,
-						 bool *bound);
-void rdmachan_qp_unlock_bound_id(struct rdmachan_cm_id *id);
+struct rdmachan_cm_id *rdmachan_qp_lock_binding(struct rdmachan_qp *qp,
+						bool *bound);
+void rdmachan_qp_unlock_binding(struct rdmachan_cm_id *id, bool bound);
 void rdmachan_qp_unbind(struct rdmachan_qp *qp);
 
 int rdmachan_cq_save_locked(struct rdmachan_cq *cq);

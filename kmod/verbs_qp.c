@@ -408,9 +408,7 @@ static int rdmachan_qp_modify(struct rdmachan_qp *qp, struct ib_qp_attr *attr,
 	bool bound;
 	int ret;
 
-	id = rdmachan_qp_lock_bound_id(qp, &bound);
-	if (bound)
-		rdma_lock_handler(id->cm_id);
+	id = rdmachan_qp_lock_binding(qp, &bound);
 	mutex_lock(&qp->modify_lock);
 	ret = rdmachan_rxe_rd_atomic_check(qp, mask, attr->max_dest_rd_atomic);
 	if (!ret) {
@@ -419,10 +417,7 @@ static int rdmachan_qp_modify(struct rdmachan_qp *qp, struct ib_qp_attr *attr,
 					    ret);
 	}
 	mutex_unlock(&qp->modify_lock);
-	if (bound)
-		rdma_unlock_handler(id->cm_id);
-	if (id)
-		rdmachan_qp_unlock_bound_id(id);
+	rdmachan_qp_unlock_binding(id, bound);
 	return ret;
 }
 
