@@ -187,20 +187,16 @@ out:
 }
 
 /*
- * The CM's parameters of a CONNECT or ACCEPT. A QP that the caller named
- * by number comes back in *@named, held until the CM call has sent the
- * number (rdma_restrack_put()); NULL when there is none.
+ * The CM's parameters of a CONNECT or ACCEPT, the QP number as the caller
+ * gave it: rdmachan_qp_send_begin() checks it or puts the bound QP's.
  */
 static int rdmachan_cm_conn_param(struct rdmachan_cm_id *id,
 				  const struct rdmachan_conn_param *src,
-				  struct rdma_conn_param *dst,
-				  struct rdma_restrack_entry **named)
+				  struct rdma_conn_param *dst)
 {
 	struct rdma_cm_id *cm_id = id->cm_id;
-	struct rdma_restrack_entry *res;
 
 	lockdep_assert_held(&id->lock);
-	*named = NULL;
 	if (src->__reserved)
 		return -EINVAL;
 	memset(dst, 0, sizeof(*dst));
@@ -213,85 +209,41 @@ static int rdmachan_cm_conn_param(struct rdmachan_cm_id *id,
 	dst->rnr_retry_count = src->rnr_retry_count;
 	dst->srq = src->srq;
 	dst->qp_num = src->qp_num & RDMACHAN_QPN_MASK;
-	/* The CM knows an RC QP of its own; a UD QP is named here. */
-	if (id->qp) {
-		dst->qp_num = id->qp->ib->qp_num;
-		dst->srq = !!id->qp->srq;
-	} else if (id->user_qp_file) {
-		/* the bound QP's, once it is found again and held */
-		dst->qp_num = 0;
-	} else if (cm_id->device) {
-		res = rdmachan_qp_num_hold(id->file, cm_id->device,
-					   dst->qp_num);
-		if (IS_ERR(res))
-			return PTR_ERR(res);
-		*named = res;
-	}
 	dst->qkey = cm_id->route.addr.src_addr.ss_family == AF_IB ? src->qkey : 0;
 	return 0;
 }
 
-/*
- * What CONNECT and ACCEPT hold while the CM sends a QP's number: the id,
- * locked, with its CM handler lock, and the QP the number names (the
- * bound uverbs QP, or one named by number), held until the message has
- * gone, so that the number cannot pass to another QP meanwhile.
- */
-struct rdmachan_cm_send {
-	struct rdmachan_cm_id *id;
-	struct rdma_conn_param param;
-	struct rdma_restrack_entry *named;
-	struct ib_qp *user_qp;
-};
-
-static void rdmachan_cm_send_end(struct rdmachan_cm_send *send)
-{
-	struct rdmachan_cm_id *id = send->id;
-
-	if (send->user_qp)
-		rdmachan_user_qp_put(send->user_qp);
-	rdma_unlock_handler(id->cm_id);
-	if (send->named)
-		rdma_restrack_put(send->named);
-	rdmachan_cm_id_unlock(id);
-}
-
+/* The id of CONNECT or ACCEPT locked, and the QP its number names held. */
 static int rdmachan_cm_send_begin(struct rdmachan_call *call,
 				  const struct rdmachan_connect *cmd,
-				  struct rdmachan_cm_send *send)
+				  struct rdmachan_qp_send *send)
 {
 	struct rdmachan_cm_id *id;
-	struct ib_qp *user_qp;
 	int ret;
 
 	id = rdmachan_cm_id_lock(call->file, cmd->handle);
 	if (IS_ERR(id))
 		return PTR_ERR(id);
-	ret = rdmachan_cm_conn_param(id, &cmd->conn, &send->param,
-				     &send->named);
-	if (ret) {
+	ret = rdmachan_cm_conn_param(id, &cmd->conn, &send->param);
+	if (!ret)
+		ret = rdmachan_qp_send_begin(id, send);
+	if (ret)
 		rdmachan_cm_id_unlock(id);
-		return ret;
-	}
-	send->id = id;
-	send->user_qp = NULL;
-	rdma_lock_handler(id->cm_id);
-	user_qp = rdmachan_user_qp_hold(id);
-	if (IS_ERR(user_qp)) {
-		rdmachan_cm_send_end(send);
-		return PTR_ERR(user_qp);
-	}
-	if (user_qp) {
-		send->user_qp = user_qp;
-		send->param.qp_num = user_qp->qp_num;
-	}
-	return 0;
+	return ret;
+}
+
+static void rdmachan_cm_send_end(struct rdmachan_qp_send *send)
+{
+	struct rdmachan_cm_id *id = send->id;
+
+	rdmachan_qp_send_end(send);
+	rdmachan_cm_id_unlock(id);
 }
 
 int rdmachan_cmd_connect(struct rdmachan_call *call, void *arg)
 {
 	struct rdmachan_connect *cmd = arg;
-	struct rdmachan_cm_send send;
+	struct rdmachan_qp_send send;
 	struct rdmachan_cm_id *id;
 	u32 old;
 	int ret;
@@ -311,12 +263,10 @@ int rdmachan_cmd_connect(struct rdmachan_call *call, void *arg)
 		ret = -EINVAL;
 		goto end;
 	}
-	if (id->qp) {
-		ret = rdmachan_rxe_rd_atomic_connect_check(id->qp);
-		if (ret) {
-			atomic_set(&id->conn_end, RDMACHAN_CONN_NONE);
-			goto end;
-		}
+	ret = rdmachan_qp_connect_begin(&send);
+	if (ret) {
+		atomic_set(&id->conn_end, RDMACHAN_CONN_NONE);
+		goto end;
 	}
 	old = rdmachan_cm_id_begin_state(id, RDMACHAN_ID_CONNECTING);
 	ret = rdma_connect_locked(id->cm_id, &send.param);
@@ -324,8 +274,7 @@ int rdmachan_cmd_connect(struct rdmachan_call *call, void *arg)
 	/* no REQ went out: the id may connect again */
 	if (ret)
 		atomic_set(&id->conn_end, RDMACHAN_CONN_NONE);
-	else if (id->qp)
-		rdmachan_rxe_rd_atomic_connected(id->qp);
+	rdmachan_qp_connect_end(&send, ret);
 end:
 	rdmachan_cm_send_end(&send);
 	return ret;
@@ -346,11 +295,8 @@ static int rdmachan_cm_answer_begin(struct rdmachan_cm_id *id,
 
 int rdmachan_cmd_accept(struct rdmachan_call *call, void *arg)
 {
-	/* the CM's INIT to RTR of a bound QP gives it param's resources */
-	const u32 rtr_mask = IB_QP_MAX_DEST_RD_ATOMIC;
 	struct rdmachan_connect *cmd = arg;
-	struct rdma_conn_param *param;
-	struct rdmachan_cm_send send;
+	struct rdmachan_qp_send send;
 	struct rdmachan_cm_id *id;
 	u32 old;
 	int ret;
@@ -366,23 +312,14 @@ int rdmachan_cmd_accept(struct rdmachan_call *call, void *arg)
 	if (ret)
 		return ret;
 	id = send.id;
-	param = &send.param;
-	/* a bound UD QP is ready since it was bound */
-	if (send.user_qp && id->cm_id->qp_type != IB_QPT_UD)
-		ret = rdmachan_bound_qp_ready(id, send.user_qp, param);
-	if (!ret && id->qp)
-		ret = rdmachan_rxe_rd_atomic_check(id->qp, rtr_mask,
-						   param->responder_resources);
+	ret = rdmachan_qp_accept_begin(&send);
 	if (!ret)
 		ret = rdmachan_cm_answer_begin(id, RDMACHAN_CONN_REQUEST);
 	if (!ret) {
 		old = rdmachan_cm_id_begin_state(id, RDMACHAN_ID_ACCEPTING);
-		ret = rdma_accept(id->cm_id, param);
+		ret = rdma_accept(id->cm_id, &send.param);
 		rdmachan_cm_id_end_state(id, old, RDMACHAN_ID_ACCEPTING, ret);
-		if (id->qp)
-			rdmachan_rxe_rd_atomic_done(id->qp, rtr_mask,
-						    param->responder_resources,
-						    ret);
+		rdmachan_qp_accept_end(&send, ret);
 		if (!ret)
 			WRITE_ONCE(id->user_context, cmd->user_context);
 	}

@@ -592,9 +592,28 @@ void rdmachan_qp_unbind_id(struct rdmachan_cm_id *id, unsigned int kinds,
 void rdmachan_qp_unbound_release(struct rdmachan_qp_unbound *ended);
 void rdmachan_bound_qp_flush(struct rdmachan_cm_id *id,
 			     enum rdmachan_qp_flush_when when);
-int rdmachan_bound_qp_ready(struct rdmachan_cm_id *id, struct ib_qp *ib,
-			    const struct rdma_conn_param *param);
 int rdmachan_bound_qp_connected(struct rdmachan_cm_id *id);
+
+/*
+ * What CONNECT and ACCEPT hold while the CM sends a QP's number: the id,
+ * locked, with its CM handler lock, and the QP the number names (a bound
+ * QP, found again, or one named by number), held until the message has
+ * gone, so that the number cannot pass to another QP meanwhile.
+ */
+struct rdmachan_qp_send {
+	struct rdmachan_cm_id *id;
+	struct rdma_conn_param param;
+	struct rdma_restrack_entry *named;
+	struct ib_qp *bound[RDMACHAN_QP_KINDS];
+};
+
+int rdmachan_qp_send_begin(struct rdmachan_cm_id *id,
+			   struct rdmachan_qp_send *send);
+void rdmachan_qp_send_end(struct rdmachan_qp_send *send);
+int rdmachan_qp_connect_begin(struct rdmachan_qp_send *send);
+void rdmachan_qp_connect_end(struct rdmachan_qp_send *send, int ret);
+int rdmachan_qp_accept_begin(struct rdmachan_qp_send *send);
+void rdmachan_qp_accept_end(struct rdmachan_qp_send *send, int ret);
 
 /* An id bound to an iWARP device: its QP is moved by iw_cm, not the CM. */
 static inline bool rdmachan_cm_id_iwarp(struct rdma_cm_id *cm_id)
