@@ -13,14 +13,14 @@
  * and its provider own its data path, is bound to a CM id by its number
  * and its uverbs file, and the module drives its state as it does its
  * own QPs': INIT when bound, RTR and RTS for the connection, ERR when the
- * connection ends. Every transition runs under the id's CM handler lock:
- * rxe takes one modify of a QP at a time only.
+ * connection ends.
  *
  * A binding changes under the id's mutex and its CM handler lock, so the
  * CM's event handler may use it. Every step finds the bound QP again
- * under the handler lock and holds it for that step only (a uverbs QP's
- * number may have passed to another QP since the last one); what differs
- * between the two kinds is in rdmachan_qp_kinds[].
+ * under the handler lock (rxe takes one modify of a QP at a time only)
+ * and holds it for that step only: a uverbs QP's number may have passed
+ * to another QP since the last one. What differs between the two kinds
+ * is in rdmachan_qp_kinds[].
  */
 #include <linux/file.h>
 #include <rdma/ib_cm.h>
@@ -103,9 +103,8 @@ struct rdmachan_qp_kind_ops {
 	void (*end)(struct rdmachan_cm_id *id,
 		    struct rdmachan_qp_unbound *ended);
 	/*
-	 * Moved to ERR as soon as a connect fails or the id disconnects, not
-	 * only once the connection has ended: the module moves a uverbs QP
-	 * where the CM would move one of its own, and leaves its own to the CM.
+	 * Moved to ERR as soon as a connect fails or the id disconnects, as
+	 * the CM moves a QP of its own; the module leaves its own to the CM.
 	 */
 	bool flush_early;
 };
@@ -203,9 +202,8 @@ static int rdmachan_bound_qp_start(struct rdma_cm_id *cm_id, struct ib_qp *ib)
 }
 
 /*
- * The id's bound QPs to ERR, which flushes their work requests: @when
- * says which (see rdmachan_qp_kind_ops.flush_early). With the id's CM
- * handler lock held.
+ * The id's bound QPs to ERR, flushing their work requests: which ones,
+ * @when says (see .flush_early). With the id's CM handler lock held.
  */
 void rdmachan_bound_qp_flush(struct rdmachan_cm_id *id,
 			     enum rdmachan_qp_flush_when when)
@@ -323,6 +321,25 @@ out_unlock:
 	return ret;
 }
 
+/* @ib to RTR or RTS: the CM's attributes (in @attr), @param's resources */
+static int rdmachan_bound_qp_advance(struct rdma_cm_id *cm_id,
+				     struct ib_qp *ib, struct ib_qp_attr *attr,
+				     enum ib_qp_state state,
+				     const struct rdma_conn_param *param)
+{
+	int mask, ret;
+
+	attr->qp_state = state;
+	ret = rdma_init_qp_attr(cm_id, attr, &mask);
+	if (ret)
+		return ret;
+	if (param && state == IB_QPS_RTR)
+		attr->max_dest_rd_atomic = param->responder_resources;
+	else if (param)
+		attr->max_rd_atomic = param->initiator_depth;
+	return ib_modify_qp(ib, attr, mask);
+}
+
 /*
  * @ib, the id's bound uverbs QP held for this step, ready to send, as the
  * CM readies a QP of its own: INIT again with the connection's attributes
@@ -336,28 +353,16 @@ static int rdmachan_bound_qp_ready(struct rdmachan_cm_id *id,
 {
 	struct rdma_cm_id *cm_id = id->cm_id;
 	struct ib_qp_attr attr = {};
-	int mask, ret;
+	int ret;
 
 	ret = rdmachan_bound_qp_move(cm_id, ib, IB_QPS_INIT);
-	if (!ret) {
-		attr.qp_state = IB_QPS_RTR;
-		ret = rdma_init_qp_attr(cm_id, &attr, &mask);
-		if (!ret && param)
-			attr.max_dest_rd_atomic = param->responder_resources;
-		if (!ret)
-			ret = ib_modify_qp(ib, &attr, mask);
-	}
+	if (!ret)
+		ret = rdmachan_bound_qp_advance(cm_id, ib, &attr, IB_QPS_RTR,
+						param);
 	/* iw_cm moves it to RTS itself, once MPA has been negotiated */
-	if (!ret && rdmachan_cm_id_iwarp(cm_id))
-		return 0;
-	if (!ret) {
-		attr.qp_state = IB_QPS_RTS;
-		ret = rdma_init_qp_attr(cm_id, &attr, &mask);
-		if (!ret && param)
-			attr.max_rd_atomic = param->initiator_depth;
-		if (!ret)
-			ret = ib_modify_qp(ib, &attr, mask);
-	}
+	if (!ret && !rdmachan_cm_id_iwarp(cm_id))
+		ret = rdmachan_bound_qp_advance(cm_id, ib, &attr, IB_QPS_RTS,
+						param);
 	return ret;
 }
 
