@@ -544,102 +544,11 @@ int rdmachan_cmd_bind_user_qp(struct rdmachan_call *call, void *arg);
 int rdmachan_cmd_query_events(struct rdmachan_call *call, void *arg);
 int rdmachan_cmd_query_async_events(struct rdmachan_call *call, void *arg);
 
-/* Bypass mode's QPs, found by number (qp_lookup.c) */
-bool rdmachan_user_qp_supported(void);
-struct ib_qp *rdmachan_user_qp_find(struct ib_device *ibdev, struct file *ufile,
-				    u32 qpn, const struct ib_qp *bound);
-struct ib_qp *rdmachan_user_qp_hold(struct rdmachan_cm_id *id);
-void rdmachan_user_qp_put(struct ib_qp *qp);
-int rdmachan_user_qp_state(struct rdmachan_cm_id *id, enum ib_qp_state *state);
-
-/*
- * The QPs bound to a CM id (qp_binding.c): the module's own, made for it
- * (@qp), and in bypass mode a uverbs QP bound by number (@user_qp_*).
- */
-enum rdmachan_qp_kind {
-	RDMACHAN_QP_OWN,
-	RDMACHAN_QP_UVERBS,
-	RDMACHAN_QP_KINDS,
-};
-
-#define RDMACHAN_QP_ANY_KIND	(BIT(RDMACHAN_QP_KINDS) - 1)
-
-/* What ended bindings held, let go of once the id's locks are dropped. */
-struct rdmachan_qp_unbound {
-	/* the own QP and its id, each with the binding's reference */
-	struct rdmachan_qp *qp;
-	struct rdmachan_cm_id *id;
-	/* the uverbs file of a uverbs QP */
-	struct file *ufile;
-};
-
-/* When the bound QPs go to ERR, which is what decides which of them do. */
-enum rdmachan_qp_flush_when {
-	/* a connect failed, or the id disconnects */
-	RDMACHAN_QP_FLUSH_EARLY,
-	/* the connection has ended: DISCONNECTED, REJECTED, DEVICE_REMOVAL */
-	RDMACHAN_QP_FLUSH_ENDED,
-};
-
-/* With the id's mutex or its CM handler lock held. */
-static inline bool rdmachan_qp_bound(const struct rdmachan_cm_id *id)
-{
-	return id->qp || id->user_qp_file;
-}
-
-void rdmachan_qp_unbind_id(struct rdmachan_cm_id *id, unsigned int kinds,
-			   struct rdmachan_qp_unbound *ended);
-void rdmachan_qp_unbound_release(struct rdmachan_qp_unbound *ended);
-void rdmachan_bound_qp_flush(struct rdmachan_cm_id *id,
-			     enum rdmachan_qp_flush_when when);
-int rdmachan_bound_qp_connected(struct rdmachan_cm_id *id);
-
-/*
- * What CONNECT and ACCEPT hold while the CM sends a QP's number: the id,
- * locked, with its CM handler lock, and the QP the number names (a bound
- * QP, found again, or one named by number), held until the message has
- * gone, so that the number cannot pass to another QP meanwhile.
- */
-struct rdmachan_qp_send {
-	struct rdmachan_cm_id *id;
-	struct rdma_conn_param param;
-	struct rdma_restrack_entry *named;
-	struct ib_qp *bound[RDMACHAN_QP_KINDS];
-};
-
-int rdmachan_qp_send_begin(struct rdmachan_cm_id *id,
-			   struct rdmachan_qp_send *send);
-void rdmachan_qp_send_end(struct rdmachan_qp_send *send);
-int rdmachan_qp_connect_begin(struct rdmachan_qp_send *send);
-void rdmachan_qp_connect_end(struct rdmachan_qp_send *send, int ret);
-int rdmachan_qp_accept_begin(struct rdmachan_qp_send *send);
-void rdmachan_qp_accept_end(struct rdmachan_qp_send *send, int ret);
-
 /* An id bound to an iWARP device: its QP is moved by iw_cm, not the CM. */
 static inline bool rdmachan_cm_id_iwarp(struct rdma_cm_id *cm_id)
 {
 	return cm_id->device &&
 	       rdma_protocol_iwarp(cm_id->device, cm_id->port_num);
-}
-
-/* a state no driver reports: the driver did not say */
-#define RDMACHAN_QPS_UNKNOWN	((enum ib_qp_state)(IB_QPS_ERR + 1))
-
-/*
- * @qp's state as its driver reports it. siw (6.1) reports none: the
- * attribute starts out of range, so that it reads as unknown, not stack.
- */
-static inline int rdmachan_qp_query_state(struct ib_qp *qp,
-					  enum ib_qp_state *state)
-{
-	struct ib_qp_attr attr = { .qp_state = RDMACHAN_QPS_UNKNOWN };
-	struct ib_qp_init_attr init;
-	int ret;
-
-	ret = ib_query_qp(qp, &attr, IB_QP_STATE, &init);
-	if (!ret)
-		*state = attr.qp_state;
-	return ret;
 }
 
 /* Live-object counters, shown in debugfs. */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * rdmachan: verbs objects (PD, MR, CQ, QP, SRQ, AH), their async events,
- * completion channels and multicast joins. Included by rdmachan.h.
+ * completion channels, multicast joins, and QPs bound to CM ids. Included
+ * by rdmachan.h.
  */
 #ifndef RDMACHAN_VERBS_H
 #define RDMACHAN_VERBS_H
@@ -360,11 +361,100 @@ void rdmachan_rxe_rd_atomic_done(struct rdmachan_qp *qp, u32 mask,
 int rdmachan_rxe_rd_atomic_connect_check(struct rdmachan_qp *qp);
 void rdmachan_rxe_rd_atomic_connected(struct rdmachan_qp *qp);
 
-/* QPs found by number (qp_lookup.c) */
+/* a state no driver reports: the driver did not say */
+#define RDMACHAN_QPS_UNKNOWN	((enum ib_qp_state)(IB_QPS_ERR + 1))
+
+/*
+ * @qp's state as its driver reports it. siw (6.1) reports none: the
+ * attribute starts out of range, so that it reads as unknown, not stack.
+ */
+static inline int rdmachan_qp_query_state(struct ib_qp *qp,
+					  enum ib_qp_state *state)
+{
+	struct ib_qp_attr attr = { .qp_state = RDMACHAN_QPS_UNKNOWN };
+	struct ib_qp_init_attr init;
+	int ret;
+
+	ret = ib_query_qp(qp, &attr, IB_QP_STATE, &init);
+	if (!ret)
+		*state = attr.qp_state;
+	return ret;
+}
+
+/* QPs found by number (qp_lookup.c); bypass mode's uverbs QPs */
 void rdmachan_qp_event(struct ib_event *event, void *context);
 struct rdma_restrack_entry *rdmachan_qp_num_hold(struct rdmachan_file *file,
 						 struct ib_device *ibdev,
 						 u32 qpn);
+bool rdmachan_user_qp_supported(void);
+struct ib_qp *rdmachan_user_qp_find(struct ib_device *ibdev, struct file *ufile,
+				    u32 qpn, const struct ib_qp *bound);
+struct ib_qp *rdmachan_user_qp_hold(struct rdmachan_cm_id *id);
+void rdmachan_user_qp_put(struct ib_qp *qp);
+int rdmachan_user_qp_state(struct rdmachan_cm_id *id, enum ib_qp_state *state);
+
+/*
+ * The QPs bound to a CM id (qp_binding.c): the module's own, made for it
+ * (@qp), and in bypass mode a uverbs QP bound by number (@user_qp_*).
+ */
+enum rdmachan_qp_kind {
+	RDMACHAN_QP_OWN,
+	RDMACHAN_QP_UVERBS,
+	RDMACHAN_QP_KINDS,
+};
+
+#define RDMACHAN_QP_ANY_KIND	(BIT(RDMACHAN_QP_KINDS) - 1)
+
+/* What ended bindings held, let go of once the id's locks are dropped. */
+struct rdmachan_qp_unbound {
+	/* the own QP and its id, each with the binding's reference */
+	struct rdmachan_qp *qp;
+	struct rdmachan_cm_id *id;
+	/* the uverbs file of a uverbs QP */
+	struct file *ufile;
+};
+
+/* When the bound QPs go to ERR, which is what decides which of them do. */
+enum rdmachan_qp_flush_when {
+	/* a connect failed, or the id disconnects */
+	RDMACHAN_QP_FLUSH_EARLY,
+	/* the connection has ended: DISCONNECTED, REJECTED, DEVICE_REMOVAL */
+	RDMACHAN_QP_FLUSH_ENDED,
+};
+
+/* With the id's mutex or its CM handler lock held. */
+static inline bool rdmachan_qp_bound(const struct rdmachan_cm_id *id)
+{
+	return id->qp || id->user_qp_file;
+}
+
+void rdmachan_qp_unbind_id(struct rdmachan_cm_id *id, unsigned int kinds,
+			   struct rdmachan_qp_unbound *ended);
+void rdmachan_qp_unbound_release(struct rdmachan_qp_unbound *ended);
+void rdmachan_bound_qp_flush(struct rdmachan_cm_id *id,
+			     enum rdmachan_qp_flush_when when);
+int rdmachan_bound_qp_connected(struct rdmachan_cm_id *id);
+
+/*
+ * What CONNECT and ACCEPT hold while the CM sends a QP's number: the id,
+ * locked, with its CM handler lock, and the QP the number names (a bound
+ * QP, found again, or one named by number), held until the message has
+ * gone, so that the number cannot pass to another QP meanwhile.
+ */
+struct rdmachan_qp_send {
+	struct rdmachan_cm_id *id;
+	struct rdma_conn_param param;
+	struct rdma_restrack_entry *named;
+	struct ib_qp *bound[RDMACHAN_QP_KINDS];
+};
+
+int rdmachan_qp_send_begin(struct rdmachan_cm_id *id,
+			   struct rdmachan_qp_send *send);
+void rdmachan_qp_send_end(struct rdmachan_qp_send *send);
+int rdmachan_qp_connect_begin(struct rdmachan_qp_send *send);
+void rdmachan_qp_connect_end(struct rdmachan_qp_send *send, int ret);
+int rdmachan_qp_accept_begin(struct rdmachan_qp_send *send);
+void rdmachan_qp_accept_end(struct rdmachan_qp_send *send, int ret);
 
 /* A QP's side of its binding to a CM id (qp_binding.c) */
 int rdmachan_qp_create_for_id(struct rdmachan_file *file,
@@ -376,6 +466,7 @@ struct rdmachan_cm_id *rdmachan_qp_lock_binding(struct rdmachan_qp *qp,
 void rdmachan_qp_unlock_binding(struct rdmachan_cm_id *id, bool bound);
 void rdmachan_qp_unbind(struct rdmachan_qp *qp);
 
+/* A CQ's completions (cq_completions.c, verbs_cq.c) */
 int rdmachan_cq_save_locked(struct rdmachan_cq *cq);
 void rdmachan_cq_forget_gone(struct rdmachan_cq *cq);
 void rdmachan_cq_settle(struct rdmachan_cq *cq);
