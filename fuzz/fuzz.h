@@ -9,9 +9,10 @@
  * reports; file_actions.c files, devices and contexts; cm_actions.c the
  * CM id calls; cm_events.c and cm_event_actions.c the CM events, their
  * acknowledgements and the destroys and migrates that wait for them;
- * odd_calls.c unknown commands and forked children; verbs.c the verbs
- * objects and the data path; cq_ring.c the mapped CQ rings;
- * async_events.c the asynchronous event files and acks.
+ * odd_calls.c unknown commands and forked children; verbs.c and
+ * verbs_*.c the verbs objects and the data path (verbs.h says which file
+ * holds what); cq_ring.c the mapped CQ rings; async_events.c the
+ * asynchronous event files and acks.
  */
 #ifndef RDMACHAN_FUZZ_H
 #define RDMACHAN_FUZZ_H
@@ -308,7 +309,7 @@ enum { FS_CLOSED, FS_OPEN, FS_CLOSING };
 #define HIST_DESTROYED	2u
 #define HIST_MIGRATED	3u
 
-/* Verbs objects of a file (verbs.c), kinds in the order of the HK_* ones. */
+/* Verbs objects of a file (verbs_model.c), kinds in HK_* order. */
 enum vkind { V_PD, V_MR, V_CQ, V_QP, V_SRQ, V_AH, NVKINDS };
 
 #define MAX_VOBJS	40
@@ -625,18 +626,21 @@ void es_merge(struct errset *s, struct errset o);
 struct thr *self_thr(struct worker *w);
 
 /* verbs.c */
+void verbs_step(struct thr *t);
+int verbs_setup(int fd, u32 ctx);
+
+/* verbs_model.c */
 struct vobj *vobj_find(struct mfile *f, u32 h, int kind);
 struct vobj *vobj_pick(struct thr *t, struct mfile *f, int kind, bool usable);
 void name(struct call *c, struct vobj *o);
 void unname(struct mfile *f, struct call *c);
-void check_wc(struct thr *t, struct call *c, int fi,
-	      const struct rdmachan_wc *wc, const u8 *tail, u32 tlen);
 void verbs_file_gone(struct mfile *f);
-void verbs_step(struct thr *t);
-int verbs_setup(int fd, u32 ctx);
 u32 vobj_pick_handle(struct thr *t, struct mfile *f, int hk, bool other);
 bool vobj_raced(struct mfile *f, const struct call *c);
-void act_open_device(struct thr *t);
+
+/* verbs_cq.c */
+void check_wc(struct thr *t, struct call *c, int fi,
+	      const struct rdmachan_wc *wc, const u8 *tail, u32 tlen);
 
 /* async_events.c */
 void open_async(struct thr *t, int fi, struct mobj *ctx, bool quiet);
@@ -707,6 +711,7 @@ void act_close(struct thr *t);
 void act_nonblock(struct thr *t);
 void act_get_info(struct thr *t);
 void act_list_devices(struct thr *t);
+void act_open_device(struct thr *t);
 void act_query(struct thr *t);
 
 /* cm_actions.c */

@@ -22,7 +22,7 @@
  * all fail with EACCES, leave destroys waiting for acknowledgements that
  * another thread gives later or never gives, and the supervisor kills
  * workers with SIGKILL at random times. On a module with verbs objects,
- * a third of the steps are verbs.c's, cq_ring.c's (mapped CQ rings) and
+ * a third of the steps are verbs*.c's, cq_ring.c's (mapped CQ rings) and
  * async_events.c's (async event files and their acks). With -F, on a
  * kernel with fault injection, a share of the calls also get one kernel
  * fault through fail-nth: an allocation or user copy on their path fails.
