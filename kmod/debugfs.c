@@ -1,19 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rdmachan: live-object counters in debugfs, so tests and users can see
- * leaks and objects that outlive their files: rdmachan/objects for the
- * module, rdmachan/files/<tgid>-<n> for each open file. A file's entry
- * goes on with what its events wait for, which introspection prints
- * through the hook main.c hands rdmachan_debugfs_init(): the counters
- * read no CM or verbs object, and call no feature.
+ * rdmachan: the live-object counters (counters.c) in debugfs, so tests
+ * and users can see leaks and objects that outlive their files:
+ * rdmachan/objects for the module, rdmachan/files/<tgid>-<n> for each
+ * open file. A file's entry goes on with what its events wait for, which
+ * introspection prints through the hook main.c hands
+ * rdmachan_debugfs_init(): the counters read no CM or verbs object, and
+ * call no feature.
  */
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 
 #include "introspect.h"
-
-static atomic_t rdmachan_counters[RDMACHAN_NR_COUNTERS];
 
 static struct dentry *rdmachan_debugfs_dir;
 static struct dentry *rdmachan_debugfs_files;
@@ -22,23 +21,13 @@ static atomic64_t rdmachan_file_seq;
 static void (*rdmachan_file_show_unacked)(struct seq_file *s,
 					  struct rdmachan_file *file);
 
-void rdmachan_count_inc(enum rdmachan_counter counter)
-{
-	atomic_inc(&rdmachan_counters[counter]);
-}
-
-void rdmachan_count_dec(enum rdmachan_counter counter)
-{
-	WARN_ON_ONCE(atomic_dec_return(&rdmachan_counters[counter]) < 0);
-}
-
 static int objects_show(struct seq_file *s, void *unused)
 {
 	int i;
 
 	for (i = 0; i < RDMACHAN_NR_COUNTERS; i++)
 		seq_printf(s, "%s %d\n", rdmachan_counter_name(i),
-			   atomic_read(&rdmachan_counters[i]));
+			   rdmachan_count_read(i));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(objects);

@@ -575,6 +575,7 @@ enum rdmachan_counter {
 
 void rdmachan_count_inc(enum rdmachan_counter counter);
 void rdmachan_count_dec(enum rdmachan_counter counter);
+int rdmachan_count_read(enum rdmachan_counter counter);
 struct seq_file;
 void rdmachan_debugfs_init(void (*show_unacked)(struct seq_file *s,
 						struct rdmachan_file *file));
