@@ -44,7 +44,7 @@ static void rdmachan_cm_event_free(struct rdmachan_cm_event_entry *entry)
 		 * A request nobody read: its new id goes, which rejects it.
 		 * Through the id's destroy: the id's file calls down here.
 		 */
-		new_id->obj.destroy(&new_id->obj, false);
+		rdmachan_object_destroy(&new_id->obj, false);
 		xa_erase(&new_id->file->objects, new_id->handle);
 		rdmachan_object_put(&new_id->obj);
 		atomic_inc(&entry->id->backlog);

@@ -43,7 +43,7 @@ int rdmachan_cmd_create_id(struct rdmachan_call *call, void *arg)
 		return -EINVAL;
 	if (!rdmachan_cm_ps_valid(cmd->port_space, cmd->qp_type))
 		return -EINVAL;
-	id = rdmachan_cm_id_alloc(call->file, RDMACHAN_GFP);
+	id = rdmachan_cm_id_alloc(call->file);
 	if (!id)
 		return -ENOMEM;
 	id->user_context = cmd->user_context;

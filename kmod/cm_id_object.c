@@ -4,20 +4,19 @@
  * request, torn down by destroy, file release or device removal, freed
  * when its last reference goes. A destroy waits for its events' acks.
  */
+#include <linux/file.h>
 #include <linux/slab.h>
 #include <rdma/ib_addr.h>
 
 #include "rdmachan.h"
 
-static void rdmachan_cm_id_free(struct rdmachan_object *obj)
+void rdmachan_cm_id_release(struct rdmachan_object *obj)
 {
 	struct rdmachan_cm_id *id = container_of(obj, struct rdmachan_cm_id, obj);
 
 	WARN_ON(id->cm_id || id->qp);
 	mutex_destroy(&id->lock);
 	mutex_destroy(&id->request_lock);
-	kfree_rcu(id, obj.rcu);
-	rdmachan_count_dec(RDMACHAN_COUNT_CM_IDS);
 }
 
 /*
@@ -94,7 +93,7 @@ int rdmachan_cm_wait_acks(struct rdmachan_cm_id *id, bool *waiting)
 				  id->handle, rdmachan_cm_describe_unacked, id);
 }
 
-static int rdmachan_cm_id_destroy(struct rdmachan_object *obj, bool wait)
+int rdmachan_cm_id_destroy(struct rdmachan_object *obj, bool wait)
 {
 	struct rdmachan_cm_id *id = container_of(obj, struct rdmachan_cm_id, obj);
 
@@ -102,18 +101,14 @@ static int rdmachan_cm_id_destroy(struct rdmachan_object *obj, bool wait)
 	return wait ? rdmachan_cm_wait_acks(id, &id->destroy_waiting) : 0;
 }
 
-struct rdmachan_cm_id *rdmachan_cm_id_alloc(struct rdmachan_file *file,
-					    gfp_t gfp)
+struct rdmachan_cm_id *rdmachan_cm_id_alloc(struct rdmachan_file *file)
 {
 	struct rdmachan_cm_id *id;
 
-	id = kzalloc(sizeof(*id), gfp);
+	id = rdmachan_object_alloc(struct rdmachan_cm_id, obj,
+				   RDMACHAN_OBJ_CM_ID);
 	if (!id)
 		return NULL;
-	kref_init(&id->obj.ref);
-	id->obj.type = RDMACHAN_OBJ_CM_ID;
-	id->obj.free = rdmachan_cm_id_free;
-	id->obj.destroy = rdmachan_cm_id_destroy;
 	id->file = file;
 	mutex_init(&id->lock);
 	mutex_init(&id->request_lock);
@@ -122,7 +117,6 @@ struct rdmachan_cm_id *rdmachan_cm_id_alloc(struct rdmachan_file *file,
 	init_waitqueue_head(&id->ack_wait);
 	INIT_LIST_HEAD(&id->mcasts);
 	id->state = RDMACHAN_ID_IDLE;
-	rdmachan_count_inc(RDMACHAN_COUNT_CM_IDS);
 	return id;
 }
 
@@ -137,7 +131,7 @@ struct rdmachan_cm_id *rdmachan_cm_id_new_child(struct rdmachan_cm_id *listen,
 	struct rdmachan_file *file = listen->file;
 	struct rdmachan_cm_id *id;
 
-	id = rdmachan_cm_id_alloc(file, RDMACHAN_GFP);
+	id = rdmachan_cm_id_alloc(file);
 	if (!id)
 		return NULL;
 	if (rdmachan_object_alloc_handle(file, &id->handle)) {

@@ -8,13 +8,12 @@
  * may report a join until rdma_leave_multicast() or rdma_destroy_id()
  * returns, so the id's @mcasts list holds a reference until then.
  */
-#include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <rdma/ib_sa.h>
 
 #include "rdmachan.h"
 
-static void rdmachan_mcast_free(struct rdmachan_object *obj)
+void rdmachan_mcast_release(struct rdmachan_object *obj)
 {
 	struct rdmachan_mcast *mc =
 		container_of(obj, struct rdmachan_mcast, obj);
@@ -22,8 +21,6 @@ static void rdmachan_mcast_free(struct rdmachan_object *obj)
 	WARN_ON(!list_empty(&mc->id_entry));
 	if (mc->id)
 		rdmachan_object_put(&mc->id->obj);
-	kfree_rcu(mc, obj.rcu);
-	rdmachan_count_dec(RDMACHAN_COUNT_MCASTS);
 }
 
 static void rdmachan_mcast_put(struct rdmachan_mcast *mc)
@@ -83,7 +80,7 @@ static void rdmachan_mcast_leave(struct rdmachan_mcast *mc)
  * DESTROY waits until the join's events read on the file are
  * acknowledged, then leaves the group; queued events of the join go.
  */
-static int rdmachan_mcast_destroy(struct rdmachan_object *obj, bool wait)
+int rdmachan_mcast_destroy(struct rdmachan_object *obj, bool wait)
 {
 	struct rdmachan_mcast *mc =
 		container_of(obj, struct rdmachan_mcast, obj);
@@ -146,13 +143,10 @@ int rdmachan_cmd_join_mcast(struct rdmachan_call *call, void *arg)
 	ret = rdmachan_mcast_join_state(cmd->join_flags, &join_state);
 	if (ret)
 		return ret;
-	mc = kzalloc(sizeof(*mc), RDMACHAN_GFP);
+	mc = rdmachan_object_alloc(struct rdmachan_mcast, obj,
+				   RDMACHAN_OBJ_MCAST);
 	if (!mc)
 		return -ENOMEM;
-	rdmachan_count_inc(RDMACHAN_COUNT_MCASTS);
-	mc->obj.type = RDMACHAN_OBJ_MCAST;
-	mc->obj.free = rdmachan_mcast_free;
-	mc->obj.destroy = rdmachan_mcast_destroy;
 	mc->user_context = cmd->user_context;
 	memcpy(&mc->addr, &cmd->addr, sizeof(mc->addr));
 	INIT_LIST_HEAD(&mc->id_entry);

@@ -2,25 +2,24 @@
 /*
  * rdmachan: device contexts and the device, port and GID queries on them.
  */
-#include <linux/slab.h>
 #include <rdma/ib_cache.h>
 
 #include "rdmachan.h"
 
-static void rdmachan_context_free(struct rdmachan_object *obj)
+/* Also undoes a create that failed part way: no async queue, no charge. */
+void rdmachan_context_release(struct rdmachan_object *obj)
 {
 	struct rdmachan_context *ctx =
 		container_of(obj, struct rdmachan_context, obj);
 
 	rdmachan_uncharge(ctx->dev, &ctx->charge);
-	rdmachan_async_queue_put(ctx->async);
+	if (ctx->async)
+		rdmachan_async_queue_put(ctx->async);
 	rdmachan_device_put(ctx->dev);
-	kfree_rcu(ctx, obj.rcu);
-	rdmachan_count_dec(RDMACHAN_COUNT_CONTEXTS);
 }
 
 /* Its async event file, if any, reports -ENODEV from now on. */
-static int rdmachan_context_destroy(struct rdmachan_object *obj, bool wait)
+int rdmachan_context_destroy(struct rdmachan_object *obj, bool wait)
 {
 	struct rdmachan_context *ctx =
 		container_of(obj, struct rdmachan_context, obj);
@@ -43,20 +42,23 @@ int rdmachan_cmd_open_device(struct rdmachan_call *call, void *arg)
 	dev = rdmachan_device_get_by_index(cmd->device_index);
 	if (!dev)
 		return -ENODEV;
-	ctx = kzalloc(sizeof(*ctx), RDMACHAN_GFP);
+	ctx = rdmachan_object_alloc(struct rdmachan_context, obj,
+				    RDMACHAN_OBJ_DEVICE_CONTEXT);
 	if (!ctx) {
-		ret = -ENOMEM;
-		goto err_put;
+		rdmachan_device_put(dev);
+		return -ENOMEM;
 	}
+	/* the context's reference from here on */
+	ctx->dev = dev;
 	ctx->async = rdmachan_async_queue_new(dev, call->file->owner);
 	if (!ctx->async) {
 		ret = -ENOMEM;
-		goto err_free;
+		goto err;
 	}
 	ibdev = rdmachan_device_enter(dev);
 	if (!ibdev) {
 		ret = -ENODEV;
-		goto err_async;
+		goto err;
 	}
 	/* A device of another network namespace: ib_uverbs says EPERM. */
 	if (!rdmachan_device_visible(ibdev))
@@ -67,26 +69,14 @@ int rdmachan_cmd_open_device(struct rdmachan_call *call, void *arg)
 	cmd->out_num_comp_vectors = ibdev->num_comp_vectors;
 	rdmachan_device_exit(dev);
 	if (ret)
-		goto err_async;
-
-	ctx->obj.type = RDMACHAN_OBJ_DEVICE_CONTEXT;
-	ctx->obj.free = rdmachan_context_free;
-	ctx->obj.destroy = rdmachan_context_destroy;
-	ctx->dev = dev;
+		goto err;
 	ret = rdmachan_object_reserve(call, &ctx->obj, &cmd->out_handle);
-	if (ret) {
-		rdmachan_uncharge(dev, &ctx->charge);
-		goto err_async;
-	}
-	rdmachan_count_inc(RDMACHAN_COUNT_CONTEXTS);
+	if (ret)
+		goto err;
 	return 0;
 
-err_async:
-	rdmachan_async_queue_put(ctx->async);
-err_free:
-	kfree(ctx);
-err_put:
-	rdmachan_device_put(dev);
+err:
+	rdmachan_object_put(&ctx->obj);
 	return ret;
 }
 

@@ -386,6 +386,84 @@ int rdmachan_cmd_get_info(struct rdmachan_call *call, void *arg)
 	return 0;
 }
 
+/*
+ * What each type of object does, indexed by type as iommufd's object ops
+ * are: one place says how every type is released and destroyed, and no
+ * object carries pointers that one of its creators could leave unset.
+ * Handed to the objects layer at init, so that it names no feature.
+ */
+static const struct rdmachan_object_ops rdmachan_object_types[RDMACHAN_OBJ_TYPES] = {
+	[RDMACHAN_OBJ_DEVICE_CONTEXT] = {
+		.count = RDMACHAN_COUNT_CONTEXTS,
+		.release = rdmachan_context_release,
+		.destroy = rdmachan_context_destroy,
+	},
+	[RDMACHAN_OBJ_CM_ID] = {
+		.count = RDMACHAN_COUNT_CM_IDS,
+		.release = rdmachan_cm_id_release,
+		.destroy = rdmachan_cm_id_destroy,
+	},
+	[RDMACHAN_OBJ_MCAST] = {
+		.count = RDMACHAN_COUNT_MCASTS,
+		.release = rdmachan_mcast_release,
+		.destroy = rdmachan_mcast_destroy,
+	},
+	[RDMACHAN_OBJ_PD] = {
+		.count = RDMACHAN_COUNT_PDS,
+		.release = rdmachan_verbs_release,
+		.destroy_begin = rdmachan_verbs_destroy_unused,
+		.destroy = rdmachan_verbs_destroy,
+		.rank = RDMACHAN_RANK_PD,
+		.teardown = rdmachan_pd_teardown,
+		.release_verbs = rdmachan_pd_release,
+	},
+	[RDMACHAN_OBJ_MR] = {
+		.count = RDMACHAN_COUNT_MRS,
+		.release = rdmachan_verbs_release,
+		.destroy = rdmachan_verbs_destroy,
+		.rank = RDMACHAN_RANK_MR,
+		.teardown = rdmachan_mr_teardown,
+		.release_verbs = rdmachan_mr_release,
+	},
+	[RDMACHAN_OBJ_CQ] = {
+		.count = RDMACHAN_COUNT_CQS,
+		.release = rdmachan_verbs_release,
+		.destroy_begin = rdmachan_cq_destroy_begin,
+		.destroy = rdmachan_verbs_destroy,
+		.rank = RDMACHAN_RANK_CQ,
+		.teardown = rdmachan_cq_teardown,
+		.release_verbs = rdmachan_cq_release,
+		.device_gone = rdmachan_cq_save,
+	},
+	[RDMACHAN_OBJ_QP] = {
+		.count = RDMACHAN_COUNT_QPS,
+		.release = rdmachan_verbs_release,
+		.destroy_begin = rdmachan_qp_destroy_begin,
+		.destroy = rdmachan_verbs_destroy,
+		.rank = RDMACHAN_RANK_QP,
+		.teardown = rdmachan_qp_teardown,
+		.release_verbs = rdmachan_qp_release,
+		.device_gone = rdmachan_qp_flush,
+	},
+	[RDMACHAN_OBJ_SRQ] = {
+		.count = RDMACHAN_COUNT_SRQS,
+		.release = rdmachan_verbs_release,
+		.destroy_begin = rdmachan_srq_destroy_begin,
+		.destroy = rdmachan_verbs_destroy,
+		.rank = RDMACHAN_RANK_SRQ,
+		.teardown = rdmachan_srq_teardown,
+		.release_verbs = rdmachan_srq_release,
+	},
+	[RDMACHAN_OBJ_AH] = {
+		.count = RDMACHAN_COUNT_AHS,
+		.release = rdmachan_verbs_release,
+		.destroy = rdmachan_verbs_destroy,
+		.rank = RDMACHAN_RANK_AH,
+		.teardown = rdmachan_ah_teardown,
+		.release_verbs = rdmachan_ah_release,
+	},
+};
+
 static const struct rdmachan_device_hooks rdmachan_device_hooks = {
 	.removing_ids = rdmachan_cm_device_removal,
 	.adding = rdmachan_async_device_add,
@@ -397,6 +475,7 @@ static int __init rdmachan_init(void)
 {
 	int ret;
 
+	rdmachan_objects_init(rdmachan_object_types);
 	rdmachan_debugfs_init(rdmachan_debugfs_show_unacked);
 	/*
 	 * ib_uverbs' client first: the IB core removes the last registered

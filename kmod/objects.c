@@ -1,22 +1,59 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rdmachan: per-file object handles.
+ * rdmachan: per-file objects: their allocator, handles and lifetime.
  *
  * Handles are indices into the file's xarray, so a handle of another file
  * or of a destroyed object simply is not found. Lookups take a reference
  * under the xarray lock; destroy erases the handle first, so no new lookup
  * can find it, and the object is freed when its last user puts it. An
  * object may first refuse its destroy (destroy_begin), while its handle
- * still works.
+ * still works. What each type does comes from main.c's table.
  */
+#include <linux/slab.h>
+
 #include "rdmachan.h"
+
+/* main.c's table, indexed by type; set before any file can be opened. */
+static const struct rdmachan_object_ops *rdmachan_object_types __ro_after_init;
+
+void __init rdmachan_objects_init(const struct rdmachan_object_ops *types)
+{
+	rdmachan_object_types = types;
+}
+
+const struct rdmachan_object_ops *
+rdmachan_object_ops_of(const struct rdmachan_object *obj)
+{
+	return &rdmachan_object_types[obj->type];
+}
+
+/*
+ * Every object is made here: zeroed, charged to the caller's memory
+ * cgroup, counted, and with the one reference its creator holds, set
+ * before anything can find the object.
+ */
+struct rdmachan_object *rdmachan_object_zalloc(size_t size,
+					       enum rdmachan_object_type type)
+{
+	struct rdmachan_object *obj = kzalloc(size, RDMACHAN_GFP);
+
+	if (!obj)
+		return NULL;
+	kref_init(&obj->ref);
+	obj->type = type;
+	rdmachan_count_inc(rdmachan_object_types[type].count);
+	return obj;
+}
 
 static void rdmachan_object_release(struct kref *ref)
 {
 	struct rdmachan_object *obj =
 		container_of(ref, struct rdmachan_object, ref);
+	const struct rdmachan_object_ops *ops = rdmachan_object_ops_of(obj);
 
-	obj->free(obj);
+	ops->release(obj);
+	kfree_rcu(obj, rcu);
+	rdmachan_count_dec(ops->count);
 }
 
 void rdmachan_object_put(struct rdmachan_object *obj)
@@ -45,7 +82,6 @@ int rdmachan_object_reserve(struct rdmachan_call *call,
 
 	if (WARN_ON(call->new_obj))
 		return -EINVAL;
-	kref_init(&obj->ref);
 	ret = rdmachan_object_alloc_handle(call->file, handle);
 	if (ret)
 		return ret;
@@ -62,13 +98,20 @@ void rdmachan_object_publish(struct rdmachan_call *call)
 	call->new_obj = NULL;
 }
 
+/* The type's destroy, if it has one: 0 otherwise. */
+int rdmachan_object_destroy(struct rdmachan_object *obj, bool wait)
+{
+	const struct rdmachan_object_ops *ops = rdmachan_object_ops_of(obj);
+
+	return ops->destroy ? ops->destroy(obj, wait) : 0;
+}
+
 void rdmachan_object_abort(struct rdmachan_call *call)
 {
 	struct rdmachan_object *obj = call->new_obj;
 
 	xa_erase(&call->file->objects, call->new_handle);
-	if (obj->destroy)
-		obj->destroy(obj, false);
+	rdmachan_object_destroy(obj, false);
 	rdmachan_object_put(obj);
 	call->new_obj = NULL;
 }
@@ -97,8 +140,7 @@ void rdmachan_objects_release(struct rdmachan_file *file)
 
 	xa_for_each(&file->objects, handle, obj) {
 		xa_erase(&file->objects, handle);
-		if (obj->destroy)
-			obj->destroy(obj, false);
+		rdmachan_object_destroy(obj, false);
 		rdmachan_object_put(obj);
 	}
 }
@@ -107,6 +149,7 @@ int rdmachan_cmd_destroy(struct rdmachan_call *call, void *arg)
 {
 	struct rdmachan_destroy *cmd = arg;
 	struct xarray *objects = &call->file->objects;
+	const struct rdmachan_object_ops *ops = NULL;
 	struct rdmachan_object *obj, *found;
 	int ret = 0;
 
@@ -116,16 +159,17 @@ int rdmachan_cmd_destroy(struct rdmachan_call *call, void *arg)
 	obj = xa_load(objects, cmd->handle);
 	if (obj) {
 		kref_get(&obj->ref);
+		ops = rdmachan_object_ops_of(obj);
 		/* Nothing to refuse or wait for: the handle goes at once. */
-		if (!obj->destroy_begin)
+		if (!ops->destroy_begin)
 			__xa_erase(objects, cmd->handle);
 	}
 	xa_unlock(objects);
 	if (!obj)
 		return -ENOENT;
 
-	if (obj->destroy_begin) {
-		ret = obj->destroy_begin(obj);
+	if (ops->destroy_begin) {
+		ret = ops->destroy_begin(obj);
 		if (ret)
 			goto out;
 		xa_lock(objects);
@@ -139,7 +183,7 @@ int rdmachan_cmd_destroy(struct rdmachan_call *call, void *arg)
 			goto out;
 		}
 	}
-	ret = obj->destroy ? obj->destroy(obj, true) : 0;
+	ret = rdmachan_object_destroy(obj, true);
 	/* the handle's reference */
 	rdmachan_object_put(obj);
 out:

@@ -238,43 +238,33 @@ extern const struct file_operations rdmachan_fops;
 struct rdmachan_file *rdmachan_file_of(struct file *filp,
 				       const struct rdmachan_file *file);
 
-enum rdmachan_object_type {
-	RDMACHAN_OBJ_DEVICE_CONTEXT = 1,
-	RDMACHAN_OBJ_CM_ID,
-	RDMACHAN_OBJ_PD,
-	RDMACHAN_OBJ_MR,
-	RDMACHAN_OBJ_CQ,
-	RDMACHAN_OBJ_QP,
-	RDMACHAN_OBJ_SRQ,
-	RDMACHAN_OBJ_AH,
-	RDMACHAN_OBJ_MCAST,
-	RDMACHAN_OBJ_TYPES,
+/* Live-object counters (counters.c), shown in debugfs. */
+enum rdmachan_counter {
+	RDMACHAN_COUNT_FILES,
+	RDMACHAN_COUNT_DEVICES,
+	RDMACHAN_COUNT_CONTEXTS,
+	RDMACHAN_COUNT_CM_IDS,
+	RDMACHAN_COUNT_CM_EVENTS,
+	RDMACHAN_COUNT_COMP_CHANNELS,
+	RDMACHAN_COUNT_PDS,
+	RDMACHAN_COUNT_MRS,
+	RDMACHAN_COUNT_CQS,
+	RDMACHAN_COUNT_QPS,
+	RDMACHAN_COUNT_SRQS,
+	RDMACHAN_COUNT_AHS,
+	RDMACHAN_COUNT_MCASTS,
+	RDMACHAN_COUNT_ASYNC_FDS,
+	RDMACHAN_COUNT_ASYNC_EVENTS,
+	RDMACHAN_COUNT_CQ_RINGS,
+	RDMACHAN_COUNT_USER_QPS,
+	RDMACHAN_NR_COUNTERS,
 };
 
-/*
- * An object of a file, named by its handle. The xarray holds one
- * reference; every ioctl that looked the handle up holds another until it
- * is done, so destroy and release never free an object in use. Memory is
- * freed after an RCU grace period, so a lookup under rcu_read_lock() may
- * read the type of any object it finds.
- */
-struct rdmachan_object {
-	struct kref ref;
-	enum rdmachan_object_type type;
-	struct rcu_head rcu;
-	/* drops what the object holds and frees it, with kfree_rcu() */
-	void (*free)(struct rdmachan_object *obj);
-	/*
-	 * Optional: RDMACHAN_IOC_DESTROY calls it while the handle still
-	 * works; an error fails the destroy and leaves the object as it was.
-	 */
-	int (*destroy_begin)(struct rdmachan_object *obj);
-	/*
-	 * Optional: tears the object down once its handle is gone, before the
-	 * handle's reference is dropped. @wait is false when the file closes.
-	 */
-	int (*destroy)(struct rdmachan_object *obj, bool wait);
-};
+void rdmachan_count_inc(enum rdmachan_counter counter);
+void rdmachan_count_dec(enum rdmachan_counter counter);
+int rdmachan_count_read(enum rdmachan_counter counter);
+
+#include "objects.h"
 
 struct rdmachan_context {
 	struct rdmachan_object obj;
@@ -437,8 +427,7 @@ void rdmachan_cm_id_event_state(struct rdmachan_cm_id *id, u32 event);
 int rdmachan_cm_event_handler(struct rdma_cm_id *cm_id,
 			      struct rdma_cm_event *event);
 void rdmachan_cm_device_removal(struct ib_device *ibdev);
-struct rdmachan_cm_id *rdmachan_cm_id_alloc(struct rdmachan_file *file,
-					    gfp_t gfp);
+struct rdmachan_cm_id *rdmachan_cm_id_alloc(struct rdmachan_file *file);
 struct rdmachan_cm_id *rdmachan_cm_id_new_child(struct rdmachan_cm_id *listen,
 						struct rdma_cm_id *cm_id);
 void rdmachan_cm_queue(struct rdmachan_file *file,
@@ -551,31 +540,7 @@ static inline bool rdmachan_cm_id_iwarp(struct rdma_cm_id *cm_id)
 	       rdma_protocol_iwarp(cm_id->device, cm_id->port_num);
 }
 
-/* Live-object counters, shown in debugfs. */
-enum rdmachan_counter {
-	RDMACHAN_COUNT_FILES,
-	RDMACHAN_COUNT_DEVICES,
-	RDMACHAN_COUNT_CONTEXTS,
-	RDMACHAN_COUNT_CM_IDS,
-	RDMACHAN_COUNT_CM_EVENTS,
-	RDMACHAN_COUNT_COMP_CHANNELS,
-	RDMACHAN_COUNT_PDS,
-	RDMACHAN_COUNT_MRS,
-	RDMACHAN_COUNT_CQS,
-	RDMACHAN_COUNT_QPS,
-	RDMACHAN_COUNT_SRQS,
-	RDMACHAN_COUNT_AHS,
-	RDMACHAN_COUNT_MCASTS,
-	RDMACHAN_COUNT_ASYNC_FDS,
-	RDMACHAN_COUNT_ASYNC_EVENTS,
-	RDMACHAN_COUNT_CQ_RINGS,
-	RDMACHAN_COUNT_USER_QPS,
-	RDMACHAN_NR_COUNTERS,
-};
-
-void rdmachan_count_inc(enum rdmachan_counter counter);
-void rdmachan_count_dec(enum rdmachan_counter counter);
-int rdmachan_count_read(enum rdmachan_counter counter);
+/* debugfs.c: the counters, and an entry per open file */
 struct seq_file;
 void rdmachan_debugfs_init(void (*show_unacked)(struct seq_file *s,
 						struct rdmachan_file *file));

@@ -18,7 +18,6 @@
  */
 struct rdmachan_verbs_obj {
 	struct rdmachan_object obj;
-	const struct rdmachan_verbs_kind *kind;
 	struct rdmachan_file *file;
 	/* a reference, once the IB object was made */
 	struct rdmachan_device *dev;
@@ -34,25 +33,6 @@ struct rdmachan_verbs_obj {
 	struct rdmachan_charge charge;
 	/* the device charged, a reference; set with @charge */
 	struct rdmachan_device *charge_dev;
-};
-
-/* A kind of verbs object, as rdmachan_verbs_alloc() makes it. */
-struct rdmachan_verbs_kind {
-	enum rdmachan_object_type type;
-	enum rdmachan_verbs_rank rank;
-	enum rdmachan_counter count;
-	/* destroys the IB object, with the file's verbs_lock held for write */
-	void (*teardown)(struct rdmachan_verbs_obj *v);
-	/* may refuse a destroy: rdmachan_object.destroy_begin */
-	int (*destroy_begin)(struct rdmachan_object *obj);
-	/* drops what the object holds, before its memory goes */
-	void (*release)(struct rdmachan_verbs_obj *v);
-	/*
-	 * Device removal, before any teardown, with the file's verbs_lock
-	 * held: a QP flushes its work requests, a CQ keeps its completions
-	 * for later polls and returns how many it took. Optional.
-	 */
-	int (*device_gone)(struct rdmachan_verbs_obj *v);
 };
 
 /* Event types of enum ib_event_type, IB_EVENT_CQ_ERR to IB_EVENT_WQ_FATAL. */
@@ -247,15 +227,16 @@ struct rdmachan_mcast {
 	unsigned int unacked;
 };
 
-void *rdmachan_verbs_zalloc(struct rdmachan_file *file,
-			    const struct rdmachan_verbs_kind *kind, size_t size);
+void *rdmachan_verbs_zalloc(struct rdmachan_file *file, size_t size,
+			    enum rdmachan_object_type type);
 /*
- * A zeroed @type of @kind for @file, its reference held, or NULL. The
- * object's rdmachan_verbs_obj must come first: it is what is freed.
+ * A zeroed @type of @obj_type for @file, from rdmachan_object_zalloc(),
+ * its reference held, or NULL. Its rdmachan_verbs_obj must come first.
  */
-#define rdmachan_verbs_alloc(file, type, kind)				\
-	((type *)rdmachan_verbs_zalloc(file, kind, sizeof(type) +	\
-				       BUILD_BUG_ON_ZERO(offsetof(type, v))))
+#define rdmachan_verbs_alloc(file, type, obj_type)			\
+	((type *)rdmachan_verbs_zalloc(file, sizeof(type) +		\
+				       BUILD_BUG_ON_ZERO(offsetof(type, v)), \
+				       obj_type))
 int rdmachan_verbs_reserve(struct rdmachan_call *call,
 			   struct rdmachan_verbs_obj *v, u32 *handle);
 void rdmachan_verbs_add(struct rdmachan_verbs_obj *v,
@@ -266,8 +247,6 @@ struct rdmachan_verbs_obj *rdmachan_verbs_find(struct rdmachan_file *file,
 					       u32 handle,
 					       enum rdmachan_object_type type);
 void rdmachan_verbs_teardown(struct rdmachan_verbs_obj *v);
-int rdmachan_verbs_destroy(struct rdmachan_object *obj, bool wait);
-int rdmachan_verbs_destroy_unused(struct rdmachan_object *obj);
 void rdmachan_verbs_file_release(struct rdmachan_file *file);
 void rdmachan_verbs_remove_device(struct rdmachan_device *dev);
 struct rdmachan_device *rdmachan_context_device(struct rdmachan_file *file,

@@ -129,7 +129,7 @@ int rdmachan_resolve_dmac(struct ib_device *ibdev, struct rdma_ah_attr *ah)
 	return ret;
 }
 
-static void rdmachan_ah_release(struct rdmachan_verbs_obj *v)
+void rdmachan_ah_release(struct rdmachan_verbs_obj *v)
 {
 	struct rdmachan_ah *ah = container_of(v, struct rdmachan_ah, v);
 
@@ -137,7 +137,7 @@ static void rdmachan_ah_release(struct rdmachan_verbs_obj *v)
 		rdmachan_object_put(&ah->pd->v.obj);
 }
 
-static void rdmachan_ah_teardown(struct rdmachan_verbs_obj *v)
+void rdmachan_ah_teardown(struct rdmachan_verbs_obj *v)
 {
 	struct rdmachan_ah *ah = container_of(v, struct rdmachan_ah, v);
 
@@ -145,14 +145,6 @@ static void rdmachan_ah_teardown(struct rdmachan_verbs_obj *v)
 	ah->ib = NULL;
 	atomic_dec(&ah->pd->v.users);
 }
-
-static const struct rdmachan_verbs_kind rdmachan_ah_kind = {
-	.type = RDMACHAN_OBJ_AH,
-	.rank = RDMACHAN_RANK_AH,
-	.count = RDMACHAN_COUNT_AHS,
-	.teardown = rdmachan_ah_teardown,
-	.release = rdmachan_ah_release,
-};
 
 int rdmachan_cmd_create_ah(struct rdmachan_call *call, void *arg)
 {
@@ -165,7 +157,7 @@ int rdmachan_cmd_create_ah(struct rdmachan_call *call, void *arg)
 	struct ib_ah *ibah;
 	int ret;
 
-	ah = rdmachan_verbs_alloc(file, struct rdmachan_ah, &rdmachan_ah_kind);
+	ah = rdmachan_verbs_alloc(file, struct rdmachan_ah, RDMACHAN_OBJ_AH);
 	if (!ah)
 		return -ENOMEM;
 	ret = rdmachan_verbs_reserve(call, &ah->v, &cmd->out_handle);

@@ -11,7 +11,7 @@
 
 #include "rdmachan.h"
 
-static void rdmachan_cq_release(struct rdmachan_verbs_obj *v)
+void rdmachan_cq_release(struct rdmachan_verbs_obj *v)
 {
 	struct rdmachan_cq *cq = container_of(v, struct rdmachan_cq, v);
 
@@ -24,7 +24,7 @@ static void rdmachan_cq_release(struct rdmachan_verbs_obj *v)
 	mutex_destroy(&cq->poll_lock);
 }
 
-static void rdmachan_cq_teardown(struct rdmachan_verbs_obj *v)
+void rdmachan_cq_teardown(struct rdmachan_verbs_obj *v)
 {
 	struct rdmachan_cq *cq = container_of(v, struct rdmachan_cq, v);
 
@@ -58,7 +58,7 @@ static void rdmachan_cq_event(struct ib_event *event, void *context)
  * channel and its async events read are acknowledged, with the handle
  * still there to acknowledge them.
  */
-static int rdmachan_cq_destroy_begin(struct rdmachan_object *obj)
+int rdmachan_cq_destroy_begin(struct rdmachan_object *obj)
 {
 	struct rdmachan_cq *cq = container_of(obj, struct rdmachan_cq, v.obj);
 	struct rdmachan_file *file = cq->v.file;
@@ -93,18 +93,6 @@ static int rdmachan_cq_destroy_begin(struct rdmachan_object *obj)
 	return ret;
 }
 
-static int rdmachan_cq_save(struct rdmachan_verbs_obj *v);
-
-static const struct rdmachan_verbs_kind rdmachan_cq_kind = {
-	.type = RDMACHAN_OBJ_CQ,
-	.rank = RDMACHAN_RANK_CQ,
-	.count = RDMACHAN_COUNT_CQS,
-	.teardown = rdmachan_cq_teardown,
-	.destroy_begin = rdmachan_cq_destroy_begin,
-	.release = rdmachan_cq_release,
-	.device_gone = rdmachan_cq_save,
-};
-
 /* A CQ object for @cmd, with a reserved handle; it takes over @ch. */
 static struct rdmachan_cq *rdmachan_cq_new(struct rdmachan_call *call,
 					   struct rdmachan_create_cq *cmd,
@@ -115,7 +103,7 @@ static struct rdmachan_cq *rdmachan_cq_new(struct rdmachan_call *call,
 	int ret;
 
 	cq = rdmachan_verbs_alloc(call->file, struct rdmachan_cq,
-				  &rdmachan_cq_kind);
+				  RDMACHAN_OBJ_CQ);
 	if (!cq) {
 		if (ch)
 			rdmachan_comp_channel_put(ch);
@@ -258,7 +246,7 @@ int rdmachan_cmd_ack_cq_events(struct rdmachan_call *call, void *arg)
 }
 
 /* Device removal, with the file's verbs_lock held. */
-static int rdmachan_cq_save(struct rdmachan_verbs_obj *v)
+int rdmachan_cq_save(struct rdmachan_verbs_obj *v)
 {
 	struct rdmachan_cq *cq = container_of(v, struct rdmachan_cq, v);
 	int taken;

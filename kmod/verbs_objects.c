@@ -14,6 +14,13 @@
 
 #include "rdmachan.h"
 
+/* What @v's type does, from main.c's table. */
+static const struct rdmachan_object_ops *
+rdmachan_verbs_ops(const struct rdmachan_verbs_obj *v)
+{
+	return rdmachan_object_ops_of(&v->obj);
+}
+
 int rdmachan_verbs_reserve(struct rdmachan_call *call,
 			   struct rdmachan_verbs_obj *v, u32 *handle)
 {
@@ -36,7 +43,7 @@ void rdmachan_verbs_add(struct rdmachan_verbs_obj *v,
 	mutex_lock(&dev->verbs_lock);
 	/* whoever finds it on the list sees it live */
 	v->live = true;
-	list_add(&v->dev_entry, &dev->verbs[v->kind->rank]);
+	list_add(&v->dev_entry, &dev->verbs[rdmachan_verbs_ops(v)->rank]);
 	mutex_unlock(&dev->verbs_lock);
 }
 
@@ -67,37 +74,29 @@ static void rdmachan_verbs_uncharge(struct rdmachan_verbs_obj *v)
 	v->charge_dev = NULL;
 }
 
-/* Every verbs object is freed here, after a grace period for lookups. */
-static void rdmachan_verbs_free(struct rdmachan_object *obj)
+/* The release of every verbs object; its memory goes after a grace period. */
+void rdmachan_verbs_release(struct rdmachan_object *obj)
 {
 	struct rdmachan_verbs_obj *v =
 		container_of(obj, struct rdmachan_verbs_obj, obj);
-	enum rdmachan_counter count = v->kind->count;
 
 	WARN_ON(v->live);
 	/* a create that failed after the charge */
 	rdmachan_verbs_uncharge(v);
 	if (v->dev)
 		rdmachan_device_put(v->dev);
-	v->kind->release(v);
-	kfree_rcu(v, obj.rcu);
-	rdmachan_count_dec(count);
+	rdmachan_verbs_ops(v)->release_verbs(v);
 }
 
-void *rdmachan_verbs_zalloc(struct rdmachan_file *file,
-			    const struct rdmachan_verbs_kind *kind, size_t size)
+void *rdmachan_verbs_zalloc(struct rdmachan_file *file, size_t size,
+			    enum rdmachan_object_type type)
 {
-	struct rdmachan_verbs_obj *v = kzalloc(size, RDMACHAN_GFP);
+	struct rdmachan_object *obj = rdmachan_object_zalloc(size, type);
+	struct rdmachan_verbs_obj *v;
 
-	if (!v)
+	if (!obj)
 		return NULL;
-	rdmachan_count_inc(kind->count);
-	kref_init(&v->obj.ref);
-	v->obj.type = kind->type;
-	v->obj.free = rdmachan_verbs_free;
-	v->obj.destroy = rdmachan_verbs_destroy;
-	v->obj.destroy_begin = kind->destroy_begin;
-	v->kind = kind;
+	v = container_of(obj, struct rdmachan_verbs_obj, obj);
 	v->file = file;
 	INIT_LIST_HEAD(&v->dev_entry);
 	return v;
@@ -125,7 +124,7 @@ void rdmachan_verbs_teardown(struct rdmachan_verbs_obj *v)
 	lockdep_assert_held_write(&v->file->verbs_lock);
 	if (!v->live)
 		return;
-	v->kind->teardown(v);
+	rdmachan_verbs_ops(v)->teardown(v);
 	rdmachan_verbs_uncharge(v);
 	v->live = false;
 	mutex_lock(&v->dev->verbs_lock);
@@ -178,7 +177,7 @@ void rdmachan_verbs_file_release(struct rdmachan_file *file)
 			    obj->type > RDMACHAN_OBJ_AH)
 				continue;
 			v = container_of(obj, struct rdmachan_verbs_obj, obj);
-			if (v->kind->rank == rank)
+			if (rdmachan_verbs_ops(v)->rank == rank)
 				rdmachan_verbs_teardown(v);
 		}
 	}
@@ -215,7 +214,7 @@ static int rdmachan_verbs_device_gone(struct rdmachan_device *dev,
 		v = objs[i];
 		down_read(&v->file->verbs_lock);
 		if (v->live)
-			sum += v->kind->device_gone(v);
+			sum += rdmachan_verbs_ops(v)->device_gone(v);
 		up_read(&v->file->verbs_lock);
 		rdmachan_file_put(v->file);
 		rdmachan_object_put(&v->obj);

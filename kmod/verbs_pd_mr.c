@@ -11,7 +11,7 @@
 
 #include "rdmachan.h"
 
-static void rdmachan_pd_release(struct rdmachan_verbs_obj *v)
+void rdmachan_pd_release(struct rdmachan_verbs_obj *v)
 {
 	struct rdmachan_pd *pd = container_of(v, struct rdmachan_pd, v);
 
@@ -19,7 +19,7 @@ static void rdmachan_pd_release(struct rdmachan_verbs_obj *v)
 	xa_destroy(&pd->mrs);
 }
 
-static void rdmachan_pd_teardown(struct rdmachan_verbs_obj *v)
+void rdmachan_pd_teardown(struct rdmachan_verbs_obj *v)
 {
 	struct rdmachan_pd *pd = container_of(v, struct rdmachan_pd, v);
 
@@ -27,15 +27,6 @@ static void rdmachan_pd_teardown(struct rdmachan_verbs_obj *v)
 	ib_dealloc_pd(pd->ib);
 	pd->ib = NULL;
 }
-
-static const struct rdmachan_verbs_kind rdmachan_pd_kind = {
-	.type = RDMACHAN_OBJ_PD,
-	.rank = RDMACHAN_RANK_PD,
-	.count = RDMACHAN_COUNT_PDS,
-	.teardown = rdmachan_pd_teardown,
-	.destroy_begin = rdmachan_verbs_destroy_unused,
-	.release = rdmachan_pd_release,
-};
 
 int rdmachan_cmd_alloc_pd(struct rdmachan_call *call, void *arg)
 {
@@ -51,7 +42,7 @@ int rdmachan_cmd_alloc_pd(struct rdmachan_call *call, void *arg)
 	if (!dev)
 		return -ENOENT;
 	pd = rdmachan_verbs_alloc(call->file, struct rdmachan_pd,
-				  &rdmachan_pd_kind);
+				  RDMACHAN_OBJ_PD);
 	if (!pd) {
 		rdmachan_async_queue_put(async);
 		ret = -ENOMEM;
@@ -87,7 +78,7 @@ out_dev:
 	return ret;
 }
 
-static void rdmachan_mr_release(struct rdmachan_verbs_obj *v)
+void rdmachan_mr_release(struct rdmachan_verbs_obj *v)
 {
 	struct rdmachan_mr *mr = container_of(v, struct rdmachan_mr, v);
 
@@ -95,7 +86,7 @@ static void rdmachan_mr_release(struct rdmachan_verbs_obj *v)
 		rdmachan_object_put(&mr->pd->v.obj);
 }
 
-static void rdmachan_mr_teardown(struct rdmachan_verbs_obj *v)
+void rdmachan_mr_teardown(struct rdmachan_verbs_obj *v)
 {
 	struct rdmachan_mr *mr = container_of(v, struct rdmachan_mr, v);
 
@@ -206,14 +197,6 @@ static bool rdmachan_mr_past_rxe_pages(struct ib_device *ibdev,
 	return rdmachan_device_is_rxe(ibdev) && iova_last > addr_last;
 }
 
-static const struct rdmachan_verbs_kind rdmachan_mr_kind = {
-	.type = RDMACHAN_OBJ_MR,
-	.rank = RDMACHAN_RANK_MR,
-	.count = RDMACHAN_COUNT_MRS,
-	.teardown = rdmachan_mr_teardown,
-	.release = rdmachan_mr_release,
-};
-
 int rdmachan_cmd_reg_mr(struct rdmachan_call *call, void *arg)
 {
 	struct rdmachan_reg_mr *cmd = arg;
@@ -228,7 +211,7 @@ int rdmachan_cmd_reg_mr(struct rdmachan_call *call, void *arg)
 	ret = rdmachan_mr_check(cmd, &access);
 	if (ret)
 		return ret;
-	mr = rdmachan_verbs_alloc(file, struct rdmachan_mr, &rdmachan_mr_kind);
+	mr = rdmachan_verbs_alloc(file, struct rdmachan_mr, RDMACHAN_OBJ_MR);
 	if (!mr)
 		return -ENOMEM;
 	ret = rdmachan_verbs_reserve(call, &mr->v, &cmd->out_handle);

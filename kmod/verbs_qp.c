@@ -11,7 +11,7 @@
 /* Attribute mask bits a QP can be modified or queried with: IB_QP_STATE..IB_QP_DEST_QPN */
 #define RDMACHAN_QP_ATTR_MASK	((IB_QP_DEST_QPN << 1) - 1)
 
-static void rdmachan_qp_release(struct rdmachan_verbs_obj *v)
+void rdmachan_qp_release(struct rdmachan_verbs_obj *v)
 {
 	struct rdmachan_qp *qp = container_of(v, struct rdmachan_qp, v);
 
@@ -56,7 +56,7 @@ static void rdmachan_qp_destroy_ib(struct rdmachan_qp *qp)
 		rdmachan_cq_settle(qp->recv_cq);
 }
 
-static void rdmachan_qp_teardown(struct rdmachan_verbs_obj *v)
+void rdmachan_qp_teardown(struct rdmachan_verbs_obj *v)
 {
 	struct rdmachan_qp *qp = container_of(v, struct rdmachan_qp, v);
 
@@ -72,7 +72,7 @@ static void rdmachan_qp_teardown(struct rdmachan_verbs_obj *v)
  * DESTROY drops the QP's unread async events and waits until those read
  * are acknowledged, with the handle still there to acknowledge them.
  */
-static int rdmachan_qp_destroy_begin(struct rdmachan_object *obj)
+int rdmachan_qp_destroy_begin(struct rdmachan_object *obj)
 {
 	struct rdmachan_qp *qp = container_of(obj, struct rdmachan_qp, v.obj);
 	int ret;
@@ -147,18 +147,6 @@ static void rdmachan_qp_cap_out(struct rdmachan_qp_cap *dst,
 	dst->max_inline_data = src->max_inline_data;
 	dst->__reserved = 0;
 }
-
-static int rdmachan_qp_flush(struct rdmachan_verbs_obj *v);
-
-static const struct rdmachan_verbs_kind rdmachan_qp_kind = {
-	.type = RDMACHAN_OBJ_QP,
-	.rank = RDMACHAN_RANK_QP,
-	.count = RDMACHAN_COUNT_QPS,
-	.teardown = rdmachan_qp_teardown,
-	.destroy_begin = rdmachan_qp_destroy_begin,
-	.release = rdmachan_qp_release,
-	.device_gone = rdmachan_qp_flush,
-};
 
 /* What the device is asked for: @cmd's capabilities, @qp's parts. */
 static void rdmachan_qp_init_attr(struct rdmachan_qp *qp,
@@ -263,7 +251,7 @@ int rdmachan_cmd_create_qp(struct rdmachan_call *call, void *arg)
 	ret = rdmachan_qp_type(cmd->qp_type, &init.qp_type);
 	if (ret)
 		return ret;
-	qp = rdmachan_verbs_alloc(file, struct rdmachan_qp, &rdmachan_qp_kind);
+	qp = rdmachan_verbs_alloc(file, struct rdmachan_qp, RDMACHAN_OBJ_QP);
 	if (!qp)
 		return -ENOMEM;
 	mutex_init(&qp->modify_lock);
@@ -427,7 +415,7 @@ static int rdmachan_qp_modify(struct rdmachan_qp *qp, struct ib_qp_attr *attr,
  * when bottom halves come back on. The CM may still be modifying a
  * bound QP from its handler, so this goes the way every modify goes.
  */
-static int rdmachan_qp_flush(struct rdmachan_verbs_obj *v)
+int rdmachan_qp_flush(struct rdmachan_verbs_obj *v)
 {
 	struct rdmachan_qp *qp = container_of(v, struct rdmachan_qp, v);
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };

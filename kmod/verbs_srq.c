@@ -10,7 +10,7 @@
 /* IBV_SRQ_MAX_WR and IBV_SRQ_LIMIT */
 #define RDMACHAN_SRQ_ATTR_MASK	(IB_SRQ_MAX_WR | IB_SRQ_LIMIT)
 
-static void rdmachan_srq_release(struct rdmachan_verbs_obj *v)
+void rdmachan_srq_release(struct rdmachan_verbs_obj *v)
 {
 	struct rdmachan_srq *srq = container_of(v, struct rdmachan_srq, v);
 
@@ -19,7 +19,7 @@ static void rdmachan_srq_release(struct rdmachan_verbs_obj *v)
 		rdmachan_object_put(&srq->pd->v.obj);
 }
 
-static void rdmachan_srq_teardown(struct rdmachan_verbs_obj *v)
+void rdmachan_srq_teardown(struct rdmachan_verbs_obj *v)
 {
 	struct rdmachan_srq *srq = container_of(v, struct rdmachan_srq, v);
 
@@ -39,7 +39,7 @@ static void rdmachan_srq_event(struct ib_event *event, void *context)
  * An SRQ that QPs use cannot go. Otherwise its unread async events go,
  * and the destroy waits until those read are acknowledged.
  */
-static int rdmachan_srq_destroy_begin(struct rdmachan_object *obj)
+int rdmachan_srq_destroy_begin(struct rdmachan_object *obj)
 {
 	struct rdmachan_srq *srq =
 		container_of(obj, struct rdmachan_srq, v.obj);
@@ -68,15 +68,6 @@ static void rdmachan_srq_attr_out(struct rdmachan_srq_attr *dst,
 	dst->__reserved = 0;
 }
 
-static const struct rdmachan_verbs_kind rdmachan_srq_kind = {
-	.type = RDMACHAN_OBJ_SRQ,
-	.rank = RDMACHAN_RANK_SRQ,
-	.count = RDMACHAN_COUNT_SRQS,
-	.teardown = rdmachan_srq_teardown,
-	.destroy_begin = rdmachan_srq_destroy_begin,
-	.release = rdmachan_srq_release,
-};
-
 int rdmachan_cmd_create_srq(struct rdmachan_call *call, void *arg)
 {
 	struct rdmachan_create_srq *cmd = arg;
@@ -91,7 +82,7 @@ int rdmachan_cmd_create_srq(struct rdmachan_call *call, void *arg)
 	if (cmd->__reserved || cmd->__reserved2 || cmd->attr.__reserved)
 		return -EINVAL;
 	srq = rdmachan_verbs_alloc(file, struct rdmachan_srq,
-				   &rdmachan_srq_kind);
+				   RDMACHAN_OBJ_SRQ);
 	if (!srq)
 		return -ENOMEM;
 	srq->user_context = cmd->user_context;
