@@ -93,27 +93,6 @@ const char *rdmachan_counter_name(u32 counter)
 	return "unknown";
 }
 
-/* The counter of each kind of handle, whose name a file's debugfs uses. */
-static const enum rdmachan_counter rdmachan_object_counters[RDMACHAN_OBJ_TYPES] = {
-	[RDMACHAN_OBJ_DEVICE_CONTEXT] = RDMACHAN_COUNT_CONTEXTS,
-	[RDMACHAN_OBJ_CM_ID] = RDMACHAN_COUNT_CM_IDS,
-	[RDMACHAN_OBJ_PD] = RDMACHAN_COUNT_PDS,
-	[RDMACHAN_OBJ_MR] = RDMACHAN_COUNT_MRS,
-	[RDMACHAN_OBJ_CQ] = RDMACHAN_COUNT_CQS,
-	[RDMACHAN_OBJ_QP] = RDMACHAN_COUNT_QPS,
-	[RDMACHAN_OBJ_SRQ] = RDMACHAN_COUNT_SRQS,
-	[RDMACHAN_OBJ_AH] = RDMACHAN_COUNT_AHS,
-	[RDMACHAN_OBJ_MCAST] = RDMACHAN_COUNT_MCASTS,
-};
-
-/* An enum rdmachan_object_type's name: its counter's, "contexts" to "mcasts". */
-const char *rdmachan_object_type_name(u32 type)
-{
-	if (type >= RDMACHAN_OBJ_DEVICE_CONTEXT && type < RDMACHAN_OBJ_TYPES)
-		return rdmachan_counter_name(rdmachan_object_counters[type]);
-	return "unknown";
-}
-
 static const char *const rdmachan_async_element_names[] = {
 	[RDMACHAN_ASYNC_ELEMENT_QP] = "qp",
 	[RDMACHAN_ASYNC_ELEMENT_CQ] = "cq",

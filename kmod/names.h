@@ -12,7 +12,6 @@
 
 const char *rdmachan_cm_event_name(u32 type);
 const char *rdmachan_counter_name(u32 counter);
-const char *rdmachan_object_type_name(u32 type);
 const char *rdmachan_async_element_name(u32 element);
 const char *rdmachan_qp_state_name(u32 state);
 const char *rdmachan_port_space_name(u32 ps);

@@ -27,6 +27,14 @@ rdmachan_object_ops_of(const struct rdmachan_object *obj)
 	return &rdmachan_object_types[obj->type];
 }
 
+/* An enum rdmachan_object_type's name: its counter's, "contexts" to "mcasts". */
+const char *rdmachan_object_type_name(u32 type)
+{
+	if (type >= RDMACHAN_OBJ_DEVICE_CONTEXT && type < RDMACHAN_OBJ_TYPES)
+		return rdmachan_counter_name(rdmachan_object_types[type].count);
+	return "unknown";
+}
+
 /*
  * Every object is made here: zeroed, charged to the caller's memory
  * cgroup, counted, and with the one reference its creator holds, set

@@ -71,6 +71,7 @@ struct rdmachan_object_ops {
 void rdmachan_objects_init(const struct rdmachan_object_ops *types);
 const struct rdmachan_object_ops *
 rdmachan_object_ops_of(const struct rdmachan_object *obj);
+const char *rdmachan_object_type_name(u32 type);
 struct rdmachan_object *rdmachan_object_zalloc(size_t size,
 					       enum rdmachan_object_type type);
 /*
