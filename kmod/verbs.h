@@ -259,51 +259,28 @@ struct ib_device *rdmachan_pd_enter(struct rdmachan_file *file, u32 handle,
 void rdmachan_pd_exit(struct rdmachan_file *file, struct rdmachan_pd *pd);
 struct rdmachan_pd *rdmachan_pd_hold(struct rdmachan_pd *pd);
 
-/* Lookups with the file's verbs_lock held: NULL when not an object of it. */
-static inline struct rdmachan_pd *rdmachan_pd_find(struct rdmachan_file *file,
-						   u32 handle)
-{
-	struct rdmachan_verbs_obj *v =
-		rdmachan_verbs_find(file, handle, RDMACHAN_OBJ_PD);
-
-	return v ? container_of(v, struct rdmachan_pd, v) : NULL;
-}
-
-static inline struct rdmachan_cq *rdmachan_cq_find(struct rdmachan_file *file,
-						   u32 handle)
-{
-	struct rdmachan_verbs_obj *v =
-		rdmachan_verbs_find(file, handle, RDMACHAN_OBJ_CQ);
-
-	return v ? container_of(v, struct rdmachan_cq, v) : NULL;
-}
-
-static inline struct rdmachan_qp *rdmachan_qp_find(struct rdmachan_file *file,
-						   u32 handle)
-{
-	struct rdmachan_verbs_obj *v =
-		rdmachan_verbs_find(file, handle, RDMACHAN_OBJ_QP);
-
-	return v ? container_of(v, struct rdmachan_qp, v) : NULL;
-}
-
-static inline struct rdmachan_srq *
-rdmachan_srq_find(struct rdmachan_file *file, u32 handle)
-{
-	struct rdmachan_verbs_obj *v =
-		rdmachan_verbs_find(file, handle, RDMACHAN_OBJ_SRQ);
-
-	return v ? container_of(v, struct rdmachan_srq, v) : NULL;
-}
-
-static inline struct rdmachan_ah *rdmachan_ah_find(struct rdmachan_file *file,
-						   u32 handle)
-{
-	struct rdmachan_verbs_obj *v =
-		rdmachan_verbs_find(file, handle, RDMACHAN_OBJ_AH);
-
-	return v ? container_of(v, struct rdmachan_ah, v) : NULL;
-}
+/*
+ * Lookups with the file's verbs_lock held: the object of @handle as its
+ * @type (whose rdmachan_verbs_obj is its member v), NULL when @file has
+ * no such object.
+ */
+#define rdmachan_verbs_find_as(file, handle, obj_type, type) ({		\
+	struct rdmachan_verbs_obj *found_ =				\
+		rdmachan_verbs_find(file, handle, obj_type);		\
+									\
+	found_ ? container_of(found_, type, v) : NULL;			\
+})
+#define rdmachan_pd_find(file, handle)					\
+	rdmachan_verbs_find_as(file, handle, RDMACHAN_OBJ_PD, struct rdmachan_pd)
+#define rdmachan_cq_find(file, handle)					\
+	rdmachan_verbs_find_as(file, handle, RDMACHAN_OBJ_CQ, struct rdmachan_cq)
+#define rdmachan_qp_find(file, handle)					\
+	rdmachan_verbs_find_as(file, handle, RDMACHAN_OBJ_QP, struct rdmachan_qp)
+#define rdmachan_srq_find(file, handle)					\
+	rdmachan_verbs_find_as(file, handle, RDMACHAN_OBJ_SRQ,		\
+			       struct rdmachan_srq)
+#define rdmachan_ah_find(file, handle)					\
+	rdmachan_verbs_find_as(file, handle, RDMACHAN_OBJ_AH, struct rdmachan_ah)
 
 /* -ENOENT for no object, -ENODEV for one whose device went away. */
 static inline int rdmachan_verbs_usable(struct rdmachan_verbs_obj *v)
