@@ -337,7 +337,7 @@ demo-vm:
 
 bench: setup
 	$(MAKE) all-vm $(BENCH)
-	vm/run --timeout 5400 --logdir $(B)/vm-bench -- bench/run
+	vm/run --timeout 7200 --mem 4096 --logdir $(B)/vm-bench -- bench/run
 
 # selftests/check builds the module itself, to see every W=1 warning.
 # KERNEL=bullseye|trixie|sid (or 11, 13, unstable): the whole suite on that

@@ -5,7 +5,7 @@
  * the active side (main thread) and the passive side (server thread).
  * Built once against stock librdmacm and once against librdmachan.
  *
- *   cm_bench [-q] [-n CONNECTIONS] [-a ADDRESS] [-p PORT]
+ *   cm_bench [-q] [-m] [-n CONNECTIONS] [-w WINDOW] [-a ADDRESS] [-p PORT]
  *
  * With -q each connection has an RC QP on both sides (rdma_create_qp with
  * one PD and CQ per side, made before the timing): the active side makes
@@ -13,8 +13,16 @@
  * connect), and both destroy it before the id. Without -q the ids have no
  * QP and the active side calls rdma_establish.
  *
+ * Every step has all connections in flight at once, but for connect with
+ * -w: then at most WINDOW connects wait for their answer (the listener's
+ * backlog is 1024 in both stacks).
+ *
  * Prints "step NAME usec_per_conn U active_per_conn A passive_per_conn P"
  * lines; crossings need the syscount shim preloaded, else they print -1.
+ * With -m also "held N slab_kb_per_conn S vmalloc_kb_per_conn V": the
+ * growth of the kernel's slab and vmalloc memory (/proc/meminfo) from
+ * before the first id to when every connection is established, both ends
+ * of each connection being in this process.
  */
 #include <arpa/inet.h>
 #include <dlfcn.h>
@@ -38,7 +46,8 @@ static const char *const step_names[NR_STEPS] = {
 
 static unsigned long (*syscount_thread)(void);
 static int conns = 100;
-static bool with_qp;
+static int window;
+static bool with_qp, memory;
 static struct sockaddr_in addr;
 
 /* Passive side state, shared with the server thread under @lock. */
@@ -106,6 +115,22 @@ static void create_qp(struct rdma_cm_id *id, struct qp_res *r)
 
 	if (rdma_create_qp(id, r->pd, &attr))
 		die("rdma_create_qp");
+}
+
+/* The slab and vmalloc memory of the whole kernel, in kB. */
+static void kernel_memory(long *slab_kb, long *vmalloc_kb)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[128];
+
+	*slab_kb = *vmalloc_kb = -1;
+	if (!f)
+		die("/proc/meminfo");
+	while (fgets(line, sizeof(line), f)) {
+		sscanf(line, "Slab: %ld kB", slab_kb);
+		sscanf(line, "VmallocUsed: %ld kB", vmalloc_kb);
+	}
+	fclose(f);
 }
 
 static void bump(int *counter)
@@ -215,13 +240,21 @@ int main(int argc, char **argv)
 	struct rdma_event_channel *ch;
 	struct rdma_cm_id **ids;
 	int port = 7471 + getpid() % 1000, opt, i, s, ready = 0;
+	long slab[2], vmalloc[2];
 	struct qp_res res = { 0 };
+	int sent, answered;
 	pthread_t thread;
 
-	while ((opt = getopt(argc, argv, "qn:a:p:")) != -1) {
+	while ((opt = getopt(argc, argv, "qmn:w:a:p:")) != -1) {
 		switch (opt) {
 		case 'q':
 			with_qp = true;
+			break;
+		case 'm':
+			memory = true;
+			break;
+		case 'w':
+			window = atoi(optarg);
 			break;
 		case 'n':
 			conns = atoi(optarg);
@@ -233,7 +266,7 @@ int main(int argc, char **argv)
 			port = atoi(optarg);
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-q] [-n N] [-a ADDR] [-p PORT]\n",
+			fprintf(stderr, "usage: %s [-q] [-m] [-n N] [-w WINDOW] [-a ADDR] [-p PORT]\n",
 				argv[0]);
 			return 2;
 		}
@@ -241,8 +274,10 @@ int main(int argc, char **argv)
 	addr.sin_family = AF_INET;
 	addr.sin_port = htons(port);
 	if (inet_pton(AF_INET, address ? address : "10.77.0.1",
-		      &addr.sin_addr) != 1 || conns < 1)
+		      &addr.sin_addr) != 1 || conns < 1 || window < 0)
 		return 2;
+	if (!window || window > conns)
+		window = conns;
 	syscount_thread = (unsigned long (*)(void))dlsym(RTLD_DEFAULT,
 							 "syscount_thread");
 	ids = calloc(conns, sizeof(*ids));
@@ -252,6 +287,8 @@ int main(int argc, char **argv)
 	if (pthread_create(&thread, NULL, server, &ready))
 		die("server thread");
 	wait_for(&ready, 1);
+	if (memory)
+		kernel_memory(&slab[0], &vmalloc[0]);
 
 	active[CREATE] = crossings();
 	t = now_us();
@@ -289,18 +326,18 @@ int main(int argc, char **argv)
 
 	active[CONNECT] = crossings();
 	t = now_us();
-	for (i = 0; i < conns; i++) {
-		/* No QP: the QP numbers must not repeat within the CM's memory. */
-		param.qp_num = 0x400000 + ((getpid() & 0xff) << 12) + i;
-		if (rdma_connect(ids[i], &param))
-			die("connect");
-	}
-	for (i = 0; i < conns; i++) {
+	for (sent = answered = 0; answered < conns; answered++) {
 		/* with a QP the library completes the connection itself */
 		enum rdma_cm_event_type want = with_qp ?
 			RDMA_CM_EVENT_ESTABLISHED : RDMA_CM_EVENT_CONNECT_RESPONSE;
 		struct rdma_cm_event *ev;
 
+		for (; sent < conns && sent - answered < window; sent++) {
+			/* No QP: the QP numbers must not repeat within the CM's memory. */
+			param.qp_num = 0x400000 + ((getpid() & 0xff) << 12) + sent;
+			if (rdma_connect(ids[sent], &param))
+				die("connect");
+		}
 		if (rdma_get_cm_event(ch, &ev))
 			die("get event");
 		if (ev->event != want || ev->status) {
@@ -314,6 +351,8 @@ int main(int argc, char **argv)
 	}
 	wait_for(&established, conns);
 	usec[CONNECT] = now_us() - t;
+	if (memory)
+		kernel_memory(&slab[1], &vmalloc[1]);
 
 	active[DISCONNECT] = crossings();
 	t = now_us();
@@ -358,5 +397,9 @@ int main(int argc, char **argv)
 		       step_names[s], usec[s] / conns,
 		       syscount_thread ? a : -1, syscount_thread ? p : -1);
 	}
+	if (memory)
+		printf("held %d slab_kb_per_conn %.2f vmalloc_kb_per_conn %.2f\n",
+		       conns, (double)(slab[1] - slab[0]) / conns,
+		       (double)(vmalloc[1] - vmalloc[0]) / conns);
 	return 0;
 }
