@@ -389,6 +389,13 @@ void rdmachan_qp_unbind_id(struct rdmachan_cm_id *id, unsigned int kinds,
 void rdmachan_qp_unbound_release(struct rdmachan_qp_unbound *ended);
 void rdmachan_bound_qp_flush(struct rdmachan_cm_id *id,
 			     enum rdmachan_qp_flush_when when);
+struct ib_qp *rdmachan_bound_qp_get(struct rdmachan_cm_id *id,
+				    enum rdmachan_qp_kind kind);
+void rdmachan_bound_qp_put(enum rdmachan_qp_kind kind, struct ib_qp *ib);
+int rdmachan_bound_qp_move(struct rdma_cm_id *cm_id, struct ib_qp *ib,
+			   enum ib_qp_state state);
+
+/* The bound QP through CONNECT and ACCEPT (qp_connect.c) */
 int rdmachan_bound_qp_connected(struct rdmachan_cm_id *id);
 
 /*

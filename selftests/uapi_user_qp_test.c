@@ -8,11 +8,12 @@
  * data path is the provider's: this program is linked with the stock
  * libibverbs, not librdmachan. Refusals: another uverbs file's QP, a
  * kernel QP, no QP, a destroyed QP (CONNECT and ACCEPT, RC and UD, send
- * nothing: issue 42), a file that is not uverbs, an id in the wrong
- * state. Races: the QP destroyed while the module drives it. Device
- * removal: no binding after DEVICE_REMOVAL nor to an id that comes to the
- * device while ib_uverbs' removal waits, and a binding that holds a
- * uverbs file's last reference lets it go without hanging the removal.
+ * nothing: issue 42), a file that is not uverbs, an id in the wrong state,
+ * a module QP for an id with a live uverbs one. Races: the QP destroyed
+ * while the module drives it. Device removal: no binding after
+ * DEVICE_REMOVAL nor to an id that comes to the device while ib_uverbs'
+ * removal waits, and a binding that holds a uverbs file's last reference
+ * lets it go without hanging the removal.
  * On a kernel without the resource tracker's delete sequence the module
  * offers no bypass mode and refuses every binding with EOPNOTSUPP.
  */
@@ -413,6 +414,50 @@ TEST_F(uqp, refusals)
 	EXPECT_EQ(0, ibv_dealloc_pd(opd));
 	EXPECT_EQ(0, ibv_close_device(other));
 	close(devnull);
+}
+
+/*
+ * An id holds one QP: CREATE_QP for an id with a live bound uverbs QP is
+ * refused and changes nothing; once that QP is destroyed, its stale
+ * binding gives way to the module's own QP, which then refuses a bind.
+ */
+TEST_F(uqp, one_qp_per_id_of_either_kind)
+{
+	__u32 kctx, kpd = 0, kcq = 0, kqp = 0, kqpn = 0;
+	struct raw_qp_init kinit = {
+		.qp_type = IBV_QPT_RC, .flags = RDMACHAN_CREATE_QP_CM_ID,
+		.cm_id = self->client,
+	};
+
+	if (!self->bypass)
+		SKIP(return, NO_BYPASS_HERE);
+	kctx = rdmachan_open_context(self->fd, RDMACHAN_TEST_DEVICE);
+	ASSERT_NE(0, kctx);
+	ASSERT_EQ(0, raw_alloc_pd(self->fd, kctx, &kpd));
+	ASSERT_EQ(0, raw_create_cq(self->fd, kctx, 8, -1, 0, &kcq));
+	kinit.cm_fd = self->fd;
+	kinit.pd = kpd;
+	kinit.send_cq = kcq;
+	kinit.recv_cq = kcq;
+	ASSERT_EQ(0, bind_qp(self->fd, self->client, self->ctx->cmd_fd,
+			     self->c.qp->qp_num, 0));
+	EXPECT_EQ(IBV_QPS_INIT, qp_state(self->c.qp));
+	EXPECT_EQ(EINVAL, raw_create_qp(self->fd, &kinit, &kqp, &kqpn, NULL));
+	/* still bound: unbinding finds it */
+	EXPECT_EQ(0, bind_qp(self->fd, self->client, 0, 0,
+			     RDMACHAN_BIND_USER_QP_UNBIND));
+	ASSERT_EQ(0, bind_qp(self->fd, self->client, self->ctx->cmd_fd,
+			     self->c.qp->qp_num, 0));
+	ASSERT_EQ(0, ibv_destroy_qp(self->c.qp));
+	self->c.qp = NULL;
+	ASSERT_EQ(0, raw_create_qp(self->fd, &kinit, &kqp, &kqpn, NULL));
+	EXPECT_EQ(IBV_QPS_INIT, raw_qp_state(self->fd, kqp));
+	/* the stale binding ended; the own QP refuses a uverbs one */
+	EXPECT_EQ(EINVAL, bind_qp(self->fd, self->client, 0, 0,
+				  RDMACHAN_BIND_USER_QP_UNBIND));
+	EXPECT_EQ(EINVAL, bind_qp(self->fd, self->client, self->ctx->cmd_fd,
+				  self->s.qp->qp_num, 0));
+	EXPECT_EQ(IBV_QPS_RESET, qp_state(self->s.qp));
 }
 
 /* uAPI rule 6 for RDMACHAN_IOC_BIND_USER_QP: sizes, tails, pointers. */
