@@ -127,6 +127,18 @@ struct rs_iomap_region {
 	bool published;
 };
 
+/*
+ * A thread asleep in rpoll() on an rsocket: whoever takes in an event of
+ * the rsocket (a channel's, which then no longer wakes the sleeper) writes
+ * to @fd, an eventfd of that rpoll() call's.
+ */
+struct rs_sleeper {
+	struct rs_sleeper *next;
+	int fd;
+	/* written to since the sleep began */
+	bool woken;
+};
+
 struct rsock {
 	int fd;
 	int domain;
@@ -201,6 +213,10 @@ struct rsock {
 	struct rs_iomap_region *iomaps;
 	/* the progress counter rpoll() and waiters look for */
 	uint64_t progress;
+	/* the threads asleep in rpoll() on this rsocket */
+	struct rs_sleeper *sleepers;
+	/* an eventfd for rpoll() to sleep with, kept between calls; or -1 */
+	int spare_wake_fd;
 };
 
 /* A position in an iovec array. */
@@ -211,9 +227,9 @@ struct rs_iter {
 };
 
 /*
- * A destroy that fails does so before it starts (an allocation, a user
- * copy of the command): it is tried again, or its object (and the
- * completion channel's fd behind a CQ) would stay until exit.
+ * A destroy that fails mostly does so before it starts (an allocation, a
+ * user copy of the command): it is tried again, or its object would stay
+ * until exit. A CQ is the exception: see rs_destroy_cq_channel().
  */
 #define RS_DESTROY_TRIES	3
 #define RS_DESTROY(call) do {						\
@@ -266,6 +282,7 @@ const void *rs_iter_flat(struct rs_iter *it, size_t len);
 /* rsocket_endpoint.c */
 int rs_create_endpoint(struct rsock *rs);
 void rs_destroy_endpoint(struct rsock *rs);
+void rs_destroy_cq_channel(struct ibv_cq *cq, struct ibv_comp_channel *comp);
 void rs_format_conn(struct rsock *rs, struct rs_wire_conn *c);
 int rs_take_conn(struct rsock *rs, const void *data, uint8_t len);
 int rs_post_recv(struct rsock *rs);
@@ -315,6 +332,12 @@ void rs_keepalive_end(struct rsock *rs);
 
 /* rsocket_iomap.c */
 int rs_publish_iomaps(struct rsock *rs, bool nonblock);
+
+/* rsocket_wake.c */
+void rs_wake_sleepers(struct rsock *rs);
+void rs_tell_progress(struct rsock *rs);
+int rs_wake_fd_take(struct rsock *rs);
+void rs_wake_fd_give(struct rsock *rs, int fd);
 
 /* rsocket_conn.c */
 int rs_disconnect(struct rsock *rs);

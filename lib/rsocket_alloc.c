@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "rsocket_dgram.h"
@@ -22,6 +23,7 @@ struct rsock *rs_alloc(int domain, int type, struct rsock *parent)
 	if (!rs)
 		return NULL;
 	rs->fd = -1;
+	rs->spare_wake_fd = -1;
 	rs->domain = domain;
 	/* the caller's: rs_add() takes the table's, rs_put() drops this one */
 	rs->refs = 1;
@@ -84,6 +86,8 @@ static void rs_release(struct rsock *rs)
 	if (rs->chan)
 		rdma_destroy_event_channel(rs->chan);
 	free(rs->route);
+	if (rs->spare_wake_fd >= 0)
+		close(rs->spare_wake_fd);
 	pthread_mutex_destroy(&rs->lock);
 	pthread_cond_destroy(&rs->progressed);
 	free(rs);

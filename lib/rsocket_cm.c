@@ -111,6 +111,8 @@ void rs_take_cm_events(struct rsock *rs)
 	rs->cm_pending = false;
 	while (!rdma_get_cm_event(rs->chan, &ev)) {
 		rs->progress++;
+		/* the channel no longer wakes them */
+		rs_wake_sleepers(rs);
 		if (rs->phase >= RS_RESOLVING_ADDR && rs->phase <= RS_CONNECTING) {
 			rs_connect_event(rs, ev);
 		} else if (rs->phase == RS_CONNECTED &&

@@ -375,8 +375,7 @@ RDMACHAN_EXPORT int rshutdown(int socket, int how)
 	}
 	if (!rs->can_read && !rs->can_write)
 		ret = rs_disconnect(rs);
-	rs->progress++;
-	pthread_cond_broadcast(&rs->progressed);
+	rs_tell_progress(rs);
 out:
 	pthread_mutex_unlock(&rs->lock);
 	return ret;

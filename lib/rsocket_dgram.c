@@ -130,10 +130,7 @@ static void rs_dg_free_qp(struct rs_dg_qp *qp)
 {
 	if (qp->id && qp->id->qp)
 		rdma_destroy_qp(qp->id);
-	if (qp->cq)
-		RS_DESTROY(ibv_destroy_cq(qp->cq));
-	if (qp->comp)
-		RS_DESTROY(ibv_destroy_comp_channel(qp->comp));
+	rs_destroy_cq_channel(qp->cq, qp->comp);
 	if (qp->smr)
 		RS_DESTROY(ibv_dereg_mr(qp->smr));
 	if (qp->rmr)

@@ -135,6 +135,8 @@ static void rs_dg_take_udp(struct rsock *rs)
 			       (struct sockaddr *)&from, &fromlen);
 		if (len <= 0)
 			return;
+		/* the socket no longer wakes them */
+		rs_wake_sleepers(rs);
 		if (!rs_dg_udp_valid(hdr, len, (struct sockaddr *)&from))
 			continue;
 		dest = rs_dg_dest_for(rs, (struct sockaddr *)&from, fromlen);
@@ -251,6 +253,8 @@ void rs_dg_take_cq_events(struct rsock *rs)
 		void *ctx;
 
 		if (!ibv_get_cq_event(qp->comp, &cq, &ctx)) {
+			/* the channel no longer wakes them */
+			rs_wake_sleepers(rs);
 			ibv_ack_cq_events(cq, 1);
 			ibv_req_notify_cq(cq, 0);
 		}
@@ -271,7 +275,7 @@ int rs_dg_wait(struct rsock *rs, bool (*ready)(struct rsock *rs),
 	rs_dg_progress(rs, true);
 	while (!ready(rs)) {
 		struct pollfd pfd = { .events = POLLIN };
-		int ret;
+		int ret, err;
 
 		if (nonblock)
 			return rs_err(EAGAIN);
@@ -288,13 +292,15 @@ int rs_dg_wait(struct rsock *rs, bool (*ready)(struct rsock *rs),
 		rs->waiting = true;
 		pthread_mutex_unlock(&rs->lock);
 		ret = poll(&pfd, 1, -1);
+		err = errno;
 		pthread_mutex_lock(&rs->lock);
 		rs->waiting = false;
 		rs_dg_take_cq_events(rs);
 		rs_dg_progress(rs, true);
-		pthread_cond_broadcast(&rs->progressed);
-		if (ret < 0 && errno != EINTR)
-			return -1;
+		rs_tell_progress(rs);
+		/* a signal ends the wait with EINTR, as it does rdma-core's */
+		if (ret < 0 && !ready(rs))
+			return rs_err(err);
 	}
 	return 0;
 }

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "rsocket.h"
@@ -162,18 +163,35 @@ static void rs_free_iomaps(struct rsock *rs)
 	}
 }
 
+/*
+ * @cq, then the completion channel @comp it was made on (either may be
+ * NULL). uverbs destroys a CQ before it copies out its reply, so a fault
+ * there fails ibv_destroy_cq() with the CQ gone, and libibverbs, still
+ * counting the CQ on the channel, then refuses the channel for good: its
+ * fd is closed here, and what libibverbs allocated for both stays.
+ */
+void rs_destroy_cq_channel(struct ibv_cq *cq, struct ibv_comp_channel *comp)
+{
+	int tries = 0, ret = 0;
+
+	while (cq && (ret = ibv_destroy_cq(cq)) && ++tries < RS_DESTROY_TRIES)
+		;
+	if (!comp)
+		return;
+	if (ret)
+		close(comp->fd);
+	else
+		RS_DESTROY(ibv_destroy_comp_channel(comp));
+}
+
 void rs_destroy_endpoint(struct rsock *rs)
 {
 	rs_free_iomaps(rs);
 	if (rs->id && rs->id->qp)
 		rdma_destroy_qp(rs->id);
-	if (rs->cq) {
-		if (rs->cq_events)
-			ibv_ack_cq_events(rs->cq, rs->cq_events);
-		RS_DESTROY(ibv_destroy_cq(rs->cq));
-	}
-	if (rs->comp)
-		RS_DESTROY(ibv_destroy_comp_channel(rs->comp));
+	if (rs->cq && rs->cq_events)
+		ibv_ack_cq_events(rs->cq, rs->cq_events);
+	rs_destroy_cq_channel(rs->cq, rs->comp);
 	if (rs->smr)
 		RS_DESTROY(ibv_dereg_mr(rs->smr));
 	if (rs->rmr)

@@ -3,12 +3,16 @@
  * rpoll() and rselect() over rsockets and ordinary descriptors together.
  * An rsocket is ready by its own state (data read, send space, the end of
  * the stream); to sleep, rpoll() arms each rsocket's CQ and polls its
- * completion and CM channels beside the ordinary descriptors.
+ * completion and CM channels beside the ordinary descriptors, and an
+ * eventfd of its own: another thread that takes in one of those channels'
+ * events (a blocking rrecv() reads the completion channel) would leave the
+ * sleeper asleep, so it writes to the eventfd of every sleeper instead.
  */
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/select.h>
 #include <time.h>
 
@@ -64,12 +68,21 @@ static short rs_revents(struct rsock *rs, short events)
 	return revents;
 }
 
-/* Arms @rs for a sleep: its channels, and its CQ's next completion. */
-static int rs_arm(struct rsock *rs, struct pollfd *pfd)
+/*
+ * Arms @rs for a sleep: its channels, its CQ's next completion, and
+ * @sleeper (whose fd, when there is one, wakes the sleep) on its list.
+ */
+static int rs_arm(struct rsock *rs, struct pollfd *pfd,
+		  struct rs_sleeper *sleeper)
 {
 	int n = 0;
 
 	pthread_mutex_lock(&rs->lock);
+	sleeper->woken = false;
+	if (sleeper->fd >= 0) {
+		sleeper->next = rs->sleepers;
+		rs->sleepers = sleeper;
+	}
 	if (rs->dg) {
 		/* the UDP socket and every CQ (armed for good) in one */
 		pfd[0].fd = rs->dg->epfd;
@@ -91,20 +104,35 @@ static int rs_arm(struct rsock *rs, struct pollfd *pfd)
 	return n;
 }
 
-/* What the sleep found on @rs's channels (@pfd, @n of them, from rs_arm). */
-static void rs_woken(struct rsock *rs, const struct pollfd *pfd, int n)
+/*
+ * After the sleep (or none, when @pfd is NULL): @sleeper off @rs's list,
+ * and what the sleep found on @rs's channels (@pfd, @n of them, from
+ * rs_arm) taken in. Whether another thread wrote to @sleeper's fd.
+ */
+static bool rs_woken(struct rsock *rs, const struct pollfd *pfd, int n,
+		     struct rs_sleeper *sleeper)
 {
+	struct rs_sleeper **link;
+	bool woken;
+
 	pthread_mutex_lock(&rs->lock);
-	if (rs->dg) {
-		rs_dg_take_cq_events(rs);
-		pthread_mutex_unlock(&rs->lock);
-		return;
+	for (link = &rs->sleepers; *link; link = &(*link)->next) {
+		if (*link == sleeper) {
+			*link = sleeper->next;
+			break;
+		}
 	}
-	if (pfd[0].revents & POLLIN)
-		rs->cm_pending = true;
-	if (n > 1 && (pfd[1].revents & POLLIN))
-		rs_take_cq_event(rs);
+	woken = sleeper->woken;
+	if (pfd && rs->dg) {
+		rs_dg_take_cq_events(rs);
+	} else if (pfd) {
+		if (pfd[0].revents & POLLIN)
+			rs->cm_pending = true;
+		if (n > 1 && (pfd[1].revents & POLLIN))
+			rs_take_cq_event(rs);
+	}
 	pthread_mutex_unlock(&rs->lock);
+	return woken;
 }
 
 /* One look at every descriptor, without sleeping: the number ready. */
@@ -143,40 +171,81 @@ static int rs_ms_since(const struct timespec *start)
 /* rpoll()s of this many descriptors or fewer allocate nothing */
 #define RS_POLL_ON_STACK	8
 
+/* What one rpoll() call sleeps on, beside the descriptors it was given. */
+struct rs_sleep {
+	/* every channel of every rsocket, ordinary descriptors, the eventfd */
+	struct pollfd *pfd;
+	/* per rsocket: where its channels are in @pfd, and how many */
+	int *armed;
+	/* per rsocket: the call on its list of sleepers */
+	struct rs_sleeper *sleepers;
+	/* the eventfd other threads wake the call with; -1 for none yet */
+	int wake_fd;
+	/* the rsocket whose spare @wake_fd is, to go back to */
+	struct rsock *wake_owner;
+};
+
 /* Sleeps until something of @fds may have changed, or @left_ms passes. */
 static int rs_sleep(struct pollfd *fds, nfds_t nfds, struct rsock **socks,
-		    struct pollfd *sleep, int *armed, int left_ms)
+		    struct rs_sleep *sl, int left_ms)
 {
+	bool slept, woken = false;
 	nfds_t i, n = 0;
+	eventfd_t count;
 	int ret;
 
+	/* without an eventfd (none left) the sleep is as it was before */
+	for (i = 0; sl->wake_fd < 0 && i < nfds; i++) {
+		if (socks[i]) {
+			sl->wake_owner = socks[i];
+			sl->wake_fd = rs_wake_fd_take(socks[i]);
+			break;
+		}
+	}
+	sl->pfd[n].fd = sl->wake_fd;
+	sl->pfd[n++].events = POLLIN;
 	for (i = 0; i < nfds; i++) {
 		if (socks[i]) {
-			armed[2 * i] = (int)n;
-			armed[2 * i + 1] = rs_arm(socks[i], &sleep[n]);
-			n += (nfds_t)armed[2 * i + 1];
+			sl->sleepers[i].fd = sl->wake_fd;
+			sl->armed[2 * i] = (int)n;
+			sl->armed[2 * i + 1] = rs_arm(socks[i], &sl->pfd[n],
+						      &sl->sleepers[i]);
+			n += (nfds_t)sl->armed[2 * i + 1];
 		} else {
-			sleep[n] = fds[i];
-			sleep[n++].revents = 0;
+			sl->pfd[n] = fds[i];
+			sl->pfd[n++].revents = 0;
 		}
 	}
 	/* what arrived while arming raises no event: look again first */
 	ret = rs_check(fds, nfds, socks);
-	if (ret)
-		return ret;
-	if (poll(sleep, n, left_ms) < 0)
-		return -1;
-	for (i = 0; i < nfds; i++)
-		if (socks[i])
-			rs_woken(socks[i], &sleep[armed[2 * i]], armed[2 * i + 1]);
-	return rs_check(fds, nfds, socks);
+	slept = !ret;
+	if (slept) {
+		ret = poll(sl->pfd, n, left_ms);
+		slept = ret >= 0;
+	}
+	for (i = 0; i < nfds; i++) {
+		if (!socks[i])
+			continue;
+		if (rs_woken(socks[i], slept ? &sl->pfd[sl->armed[2 * i]] : NULL,
+			     sl->armed[2 * i + 1], &sl->sleepers[i]))
+			woken = true;
+	}
+	/* back to zero for the next sleep: no one writes to it now */
+	if (woken)
+		eventfd_read(sl->wake_fd, &count);
+	return slept ? rs_check(fds, nfds, socks) : ret;
 }
 
 RDMACHAN_EXPORT int rpoll(struct pollfd *fds, nfds_t nfds, int timeout)
 {
 	struct rsock *socks_on_stack[RS_POLL_ON_STACK], **socks = socks_on_stack;
-	struct pollfd sleep_on_stack[2 * RS_POLL_ON_STACK], *sleep = sleep_on_stack;
-	int armed_on_stack[2 * RS_POLL_ON_STACK], *armed = armed_on_stack;
+	struct pollfd pfd_on_stack[2 * RS_POLL_ON_STACK + 1];
+	int armed_on_stack[2 * RS_POLL_ON_STACK];
+	struct rs_sleeper sleepers_on_stack[RS_POLL_ON_STACK];
+	struct rs_sleep sl = {
+		.pfd = pfd_on_stack, .armed = armed_on_stack,
+		.sleepers = sleepers_on_stack, .wake_fd = -1,
+	};
 	struct timespec start;
 	uint64_t spin_end;
 	bool any = false;
@@ -187,10 +256,10 @@ RDMACHAN_EXPORT int rpoll(struct pollfd *fds, nfds_t nfds, int timeout)
 		return rs_err(EFAULT);
 	if (nfds > RS_POLL_ON_STACK) {
 		socks = calloc(nfds, sizeof(*socks));
-		sleep = calloc(nfds * 2, sizeof(*sleep));
-		/* per rsocket: where its channels are in @sleep, and how many */
-		armed = calloc(nfds * 2, sizeof(*armed));
-		if (!socks || !sleep || !armed) {
+		sl.pfd = calloc(nfds * 2 + 1, sizeof(*sl.pfd));
+		sl.armed = calloc(nfds * 2, sizeof(*sl.armed));
+		sl.sleepers = calloc(nfds, sizeof(*sl.sleepers));
+		if (!socks || !sl.pfd || !sl.armed || !sl.sleepers) {
 			errno = ENOMEM;
 			goto out;
 		}
@@ -220,15 +289,18 @@ RDMACHAN_EXPORT int rpoll(struct pollfd *fds, nfds_t nfds, int timeout)
 			if (left <= 0)
 				break;
 		}
-		ready = rs_sleep(fds, nfds, socks, sleep, armed, left);
+		ready = rs_sleep(fds, nfds, socks, &sl, left);
 	}
 out:
+	if (sl.wake_fd >= 0)
+		rs_wake_fd_give(sl.wake_owner, sl.wake_fd);
 	for (i = 0; i < held; i++)
 		rs_put(socks[i]);
 	if (socks != socks_on_stack) {
 		free(socks);
-		free(sleep);
-		free(armed);
+		free(sl.pfd);
+		free(sl.armed);
+		free(sl.sleepers);
 	}
 	return ready;
 }

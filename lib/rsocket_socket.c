@@ -59,6 +59,7 @@ RDMACHAN_EXPORT int rclose(int socket)
 		rs_dg_drain(rs);
 	else if (rs->phase == RS_CONNECTED)
 		rs_disconnect(rs);
+	rs_tell_progress(rs);
 	pthread_mutex_unlock(&rs->lock);
 	rs_put(rs);
 	return 0;

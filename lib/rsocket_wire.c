@@ -347,8 +347,10 @@ void rs_take_cq_event(struct rsock *rs)
 
 	if (rs->waiting || poll(&pfd, 1, 0) != 1)
 		return;
-	if (!ibv_get_cq_event(rs->comp, &cq, &ctx))
+	if (!ibv_get_cq_event(rs->comp, &cq, &ctx)) {
 		rs_count_cq_event(rs);
+		rs_wake_sleepers(rs);
+	}
 }
 
 static void rs_make_progress(struct rsock *rs)
@@ -382,7 +384,7 @@ static int rs_wait(struct rsock *rs, int timeout_ms)
 	struct pollfd pfd[2];
 	uint64_t before = rs->progress;
 	struct ibv_cq *cq;
-	int n = 0, ret;
+	int n = 0, ret, err;
 	void *ctx;
 
 	if (rs->waiting) {
@@ -417,6 +419,7 @@ static int rs_wait(struct rsock *rs, int timeout_ms)
 		    ibv_get_cq_event(rs->comp, &cq, &ctx))
 			pfd[1].revents = 0;
 	}
+	err = errno;
 	pthread_mutex_lock(&rs->lock);
 	rs->waiting = false;
 	if (ret > 0 && (pfd[0].revents & POLLIN))
@@ -424,10 +427,10 @@ static int rs_wait(struct rsock *rs, int timeout_ms)
 	if (ret > 0 && n > 1 && (pfd[1].revents & POLLIN))
 		rs_count_cq_event(rs);
 	rs_make_progress(rs);
-	rs->progress++;
-	pthread_cond_broadcast(&rs->progressed);
+	rs_tell_progress(rs);
+	/* a signal ends the wait with EINTR, as it does rdma-core's */
 	if (ret < 0)
-		return -1;
+		return rs_err(err);
 	return ret ? 0 : rs_err(ETIMEDOUT);
 }
 

@@ -207,4 +207,29 @@ static __maybe_unused int count_fds(void)
 	return n;
 }
 
+/* "fd:what it is" of each open descriptor, space apart, into @buf. */
+static __maybe_unused void describe_fds(char *buf, size_t len)
+{
+	char target[128];
+	size_t used = 0;
+	glob_t g;
+	size_t i;
+
+	buf[0] = '\0';
+	if (glob("/proc/self/fd/*", 0, NULL, &g))
+		return;
+	for (i = 0; i < g.gl_pathc && used < len; i++) {
+		ssize_t n = readlink(g.gl_pathv[i], target, sizeof(target) - 1);
+		int w;
+
+		target[n > 0 ? n : 0] = '\0';
+		w = snprintf(buf + used, len - used, "%s%s:%s", used ? " " : "",
+			     strrchr(g.gl_pathv[i], '/') + 1, target);
+		if (w < 0)
+			break;
+		used += (size_t)w;
+	}
+	globfree(&g);
+}
+
 #endif /* RDMACHAN_FAIL_NTH_KNOBS_H */

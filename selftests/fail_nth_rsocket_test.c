@@ -138,7 +138,7 @@ static void rs_finding(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 static void rs_finding(const char *fmt, ...)
 {
-	char msg[1024];
+	char msg[5120];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -176,6 +176,7 @@ static bool allowed_errno(unsigned int errs, int err)
 struct rs_snap {
 	char objects[1024];
 	int fds;
+	char fd_names[2048];
 };
 
 static void snap_objects(struct rs_snap *snap)
@@ -188,6 +189,7 @@ static void snap_objects(struct rs_snap *snap)
 	if (fd >= 0)
 		close(fd);
 	snap->fds = count_fds();
+	describe_fds(snap->fd_names, sizeof(snap->fd_names));
 }
 
 /* Waits a little for the counters to come back: a peer's teardown is async. */
@@ -204,8 +206,8 @@ static void check_baseline(const struct rs_snap *base)
 		usleep(50 * 1000);
 	}
 	if (now.fds != base->fds)
-		rs_finding("%d open fds after rclose, %d before", now.fds,
-			   base->fds);
+		rs_finding("%d open fds after rclose (%s), %d before (%s)",
+			   now.fds, now.fd_names, base->fds, base->fd_names);
 	if (strcmp(now.objects, base->objects))
 		rs_finding("module objects after rclose:\n%s\nbefore:\n%s",
 			   now.objects, base->objects);

@@ -21,6 +21,7 @@
 #include <rdma/rsocket.h>
 
 #include "cm_test.h"
+#include "rs_interrupt.h"
 #include "kselftest_harness.h"
 
 #ifdef RDMACHAN_TEST_STOCK
@@ -429,6 +430,68 @@ TEST_F(pair, close_under_blocked_calls)
 		TH_LOG("rpoll: %d (%s)", poller.ret, strerror(poller.err));
 	ASSERT_TRUE(rs_wait(self->client, POLLIN) & (POLLIN | POLLHUP));
 	ASSERT_EQ(0, rrecv(self->client, buf, sizeof(buf), 0));
+}
+
+struct rs_poller {
+	pthread_t thread;
+	int fd;
+	int ret;
+	short revents;
+};
+
+static void *rs_poll_thread(void *arg)
+{
+	struct rs_poller *p = arg;
+	struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
+
+	p->ret = rpoll(&pfd, 1, 6 * RS_WAIT_MS);
+	p->revents = pfd.revents;
+	return NULL;
+}
+
+/*
+ * A blocking rrecv() in one thread takes in the completion that rpoll()
+ * in another sleeps on: the poller still hears of what is left to read.
+ */
+TEST_F(pair, rpoll_hears_what_a_reader_took_in)
+{
+	struct rs_blocked reader = { .fd = self->server };
+	struct rs_poller poller = { .fd = self->server };
+	char rest;
+
+	ASSERT_EQ(0, pthread_create(&reader.thread, NULL, rs_blocked_thread,
+				    &reader));
+	ASSERT_EQ(0, pthread_create(&poller.thread, NULL, rs_poll_thread,
+				    &poller));
+	/* both are asleep in the library by now */
+	usleep(300000);
+	/* one message the reader takes whole; a second it leaves */
+	ASSERT_EQ(1, rsend(self->client, "a", 1, 0));
+	ASSERT_EQ(0, rs_join_within(reader.thread)) TH_LOG("rrecv still sleeps");
+	ASSERT_EQ(1, reader.ret);
+	ASSERT_EQ(1, rsend(self->client, "b", 1, 0));
+	ASSERT_EQ(0, rs_join_within(poller.thread)) TH_LOG("rpoll still sleeps");
+	ASSERT_EQ(1, poller.ret);
+	ASSERT_TRUE(poller.revents & POLLIN);
+	ASSERT_EQ(1, rrecv(self->server, &rest, 1, MSG_DONTWAIT));
+	ASSERT_EQ('b', rest);
+}
+
+/* A signal ends a blocking rrecv() with EINTR; the stream goes on. */
+TEST_F(pair, signal_interrupts_a_blocking_read)
+{
+	/* static: a thread left asleep would outlive the stack */
+	static struct rs_interrupted r;
+	char c;
+
+	ASSERT_EQ(0, rs_recv_interrupted(self->server, &r, RS_WAIT_MS))
+		TH_LOG("rrecv sleeps through signals");
+	ASSERT_EQ(-1, r.ret);
+	ASSERT_EQ(EINTR, r.err);
+	ASSERT_EQ(1, rsend(self->client, "x", 1, 0));
+	ASSERT_TRUE(rs_wait(self->server, POLLIN) & POLLIN);
+	ASSERT_EQ(1, rrecv(self->server, &c, 1, 0));
+	ASSERT_EQ('x', c);
 }
 
 /* rpoll over an rsocket and a pipe: each is ready when, and only when,

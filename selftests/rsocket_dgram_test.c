@@ -4,7 +4,8 @@
  * the guest's rxe device: echoes, sizes up to the largest datagram (over
  * the path MTU they go over UDP), truncation and peeking, nonblocking
  * calls, rpoll over rsockets and a pipe, several peers of one rsocket,
- * unbound senders, shutdown and bad arguments. Built against the stock
+ * unbound senders, shutdown, a signal in a blocking read and bad
+ * arguments. Built against the stock
  * librdmacm too (make selftests-stock): stock's datagram rsockets cannot
  * run on a RoCE port at all (their loopback address handle has no GRH,
  * which RoCE refuses), so that build holds only the case checking it.
@@ -17,6 +18,7 @@
 #include <rdma/rsocket.h>
 
 #include "cm_test.h"
+#include "rs_interrupt.h"
 #include "kselftest_harness.h"
 
 #ifdef RDMACHAN_TEST_STOCK
@@ -427,6 +429,26 @@ TEST_F(dgram, bad_arguments)
 	errno = 0;
 	EXPECT_EQ(-1, rsocket(AF_INET, SOCK_DGRAM, IPPROTO_TCP));
 	EXPECT_EQ(EOPNOTSUPP, errno);
+}
+
+/*
+ * A signal ends a blocking rrecv() with EINTR, as a UDP socket's recv(2)
+ * without SA_RESTART; the rsocket goes on.
+ */
+TEST_F(dgram, signal_interrupts_a_blocking_read)
+{
+	/* static: a thread left asleep would outlive the stack */
+	static struct rs_interrupted r;
+	struct sockaddr_in from;
+	char c;
+
+	ASSERT_EQ(0, rs_recv_interrupted(self->server, &r, RS_WAIT_MS))
+		TH_LOG("rrecv sleeps through signals");
+	ASSERT_EQ(-1, r.ret);
+	ASSERT_EQ(EINTR, r.err);
+	ASSERT_EQ(1, rsend(self->client, "x", 1, 0));
+	ASSERT_EQ(1, dg_recv(self->server, &c, 1, &from));
+	ASSERT_EQ('x', c);
 }
 
 #else
