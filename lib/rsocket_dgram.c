@@ -443,6 +443,11 @@ int rs_dg_connect(struct rsock *rs, const struct sockaddr *addr,
 
 	if (connect(rs->dg->udp, addr, addrlen))
 		return -1;
+	/* as a UDP socket's: AF_UNSPEC ends the association */
+	if (addr->sa_family == AF_UNSPEC) {
+		rs->dg->conn_dest = NULL;
+		return 0;
+	}
 	dest = rs_dg_dest_for(rs, addr, addrlen);
 	if (!dest)
 		return -1;

@@ -4,8 +4,8 @@
  * the guest's rxe device: echoes, sizes up to the largest datagram (over
  * the path MTU they go over UDP), truncation and peeking, nonblocking
  * calls, rpoll over rsockets and a pipe, several peers of one rsocket,
- * unbound senders, shutdown, a signal in a blocking read and bad
- * arguments. Built against the stock
+ * unbound senders, rconnect(AF_UNSPEC), shutdown, a signal in a blocking
+ * read and bad arguments. Built against the stock
  * librdmacm too (make selftests-stock): stock's datagram rsockets cannot
  * run on a RoCE port at all (their loopback address handle has no GRH,
  * which RoCE refuses), so that build holds only the case checking it.
@@ -376,6 +376,39 @@ TEST_F(dgram, shutdown_each_way)
 	ASSERT_EQ(1, dg_recv(self->client, buf, sizeof(buf), NULL));
 	ASSERT_EQ(0, rshutdown(self->server, SHUT_RD));
 	EXPECT_EQ(0, rrecv(self->server, buf, sizeof(buf), 0));
+}
+
+/* rconnect(AF_UNSPEC) ends the association, as for a UDP socket. */
+TEST_F(dgram, connect_unspec_dissolves)
+{
+	struct sockaddr unspec = { .sa_family = AF_UNSPEC };
+	struct sockaddr_in peer, from;
+	socklen_t len = sizeof(peer);
+	unsigned char buf[8];
+
+	ASSERT_EQ(1, rsend(self->client, "a", 1, 0));
+	ASSERT_EQ(1, dg_recv(self->server, buf, sizeof(buf), &from));
+	ASSERT_EQ(0, rconnect(self->client, &unspec, sizeof(unspec)));
+	errno = 0;
+	EXPECT_EQ(-1, rsend(self->client, "b", 1, 0));
+	EXPECT_EQ(EDESTADDRREQ, errno);
+	errno = 0;
+	EXPECT_EQ(-1, rgetpeername(self->client, (struct sockaddr *)&peer,
+				   &len));
+	EXPECT_EQ(ENOTCONN, errno);
+	/* a named peer is still reached */
+	ASSERT_EQ(1, rsendto(self->client, "c", 1, 0,
+			     (struct sockaddr *)&self->server_addr,
+			     sizeof(self->server_addr)));
+	ASSERT_EQ(1, dg_recv(self->server, buf, sizeof(buf), &from));
+	EXPECT_EQ('c', buf[0]);
+	/* and it can be associated again */
+	ASSERT_EQ(0, rconnect(self->client,
+			      (struct sockaddr *)&self->server_addr,
+			      sizeof(self->server_addr)));
+	ASSERT_EQ(1, rsend(self->client, "d", 1, 0));
+	ASSERT_EQ(1, dg_recv(self->server, buf, sizeof(buf), NULL));
+	EXPECT_EQ('d', buf[0]);
 }
 
 TEST_F(dgram, bad_arguments)
