@@ -231,6 +231,14 @@ struct rs_iter {
  * user copy of the command): it is tried again, or its object would stay
  * until exit. A CQ is the exception: see rs_destroy_cq_channel().
  */
+/*
+ * A page registered after what a peer writes into, and never written: 6.1's
+ * rxe reads one entry past an MR's page map when a copy touches the last
+ * page of an MR of 256 pages (or a multiple), as a page-aligned 1 MB
+ * receive buffer is (KASAN: slab-out-of-bounds in rxe_mr_copy).
+ */
+#define RS_RXE_MAP_GUARD	4096
+
 #define RS_DESTROY_TRIES	3
 #define RS_DESTROY(call) do {						\
 	int tries_ = 0;							\

@@ -194,7 +194,8 @@ static struct rs_dg_qp *rs_dg_create_qp(struct rsock *rs,
 		goto err;
 	qp->inline_size = attr.cap.max_inline_data;
 
-	qp->rbuf = calloc(1, rs->rbuf_size + sizeof(struct ibv_grh));
+	qp->rbuf = calloc(1, rs->rbuf_size + sizeof(struct ibv_grh) +
+			      RS_RXE_MAP_GUARD);
 	if (!qp->rbuf) {
 		errno = ENOMEM;
 		goto err;
@@ -202,8 +203,8 @@ static struct rs_dg_qp *rs_dg_create_qp(struct rsock *rs,
 	qp->smr = ibv_reg_mr(qp->id->pd, rs->dg->sbuf, rs->sbuf_size,
 			     IBV_ACCESS_LOCAL_WRITE);
 	qp->rmr = ibv_reg_mr(qp->id->pd, qp->rbuf,
-			     rs->rbuf_size + sizeof(struct ibv_grh),
-			     IBV_ACCESS_LOCAL_WRITE);
+			     rs->rbuf_size + sizeof(struct ibv_grh) +
+			     RS_RXE_MAP_GUARD, IBV_ACCESS_LOCAL_WRITE);
 	if (!qp->smr || !qp->rmr)
 		goto err;
 	for (i = 0; i < rs->rq_size; i++)

@@ -64,7 +64,7 @@ static int rs_alloc_buffers(struct rsock *rs)
 
 	rs->rmsg = calloc(rs->rq_size + 1, sizeof(*rs->rmsg));
 	rs->sbuf = calloc(1, slen);
-	rs->rbuf = calloc(1, rlen);
+	rs->rbuf = calloc(1, rlen + RS_RXE_MAP_GUARD);
 	tbuf = calloc(1, tlen);
 	rs->target_sgl = (volatile struct rs_wire_sge *)tbuf;
 	if (!rs->rmsg || !rs->sbuf || !rs->rbuf || !tbuf)
@@ -75,7 +75,7 @@ static int rs_alloc_buffers(struct rsock *rs)
 	rs->smr = ibv_reg_mr(pd, rs->sbuf, slen, IBV_ACCESS_LOCAL_WRITE);
 	if (!rs->smr)
 		return -1;
-	rs->rmr = ibv_reg_mr(pd, rs->rbuf, rlen, access);
+	rs->rmr = ibv_reg_mr(pd, rs->rbuf, rlen + RS_RXE_MAP_GUARD, access);
 	if (!rs->rmr)
 		return -1;
 	rs->tmr = ibv_reg_mr(pd, tbuf, tlen, access);

@@ -4,6 +4,15 @@
 # programs (rstream, riostream, rcopy) and librspreload under a plain
 # socket program, each end on rdmachan (r) or on stock (s). Sourced after
 # tap.sh and compat-common.sh.
+#
+# rdma-core's rsockets register a calloc()ed receive buffer of twice
+# SO_RCVBUF (1 MB for rstream); one that glibc places page-aligned spans
+# 256 pages, where 6.1's rxe reads past the MR's page map (KASAN:
+# slab-out-of-bounds in rxe_mr_copy; compatibility.md). A fixed mmap
+# threshold puts every such buffer 16 bytes into a fresh mapping instead.
+# rdmachan's rsockets register a page more and need none of this.
+MALLOC_MMAP_THRESHOLD_=131072
+export MALLOC_MMAP_THRESHOLD_
 preload=
 for p in /usr/lib/*/rsocket/librspreload.so /usr/lib/rsocket/librspreload.so; do
 	[ -r "$p" ] && preload=$p && break
