@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include <rdma/rdma_cma.h>
 #include <rdma/rsocket.h>
@@ -217,6 +218,8 @@ struct rsock {
 	struct rs_sleeper *sleepers;
 	/* an eventfd for rpoll() to sleep with, kept between calls; or -1 */
 	int spare_wake_fd;
+	/* what wakes the one waiter of a datagram rsocket (@waiting); or -1 */
+	int waiter_wake_fd;
 };
 
 /* A position in an iovec array. */
@@ -232,12 +235,12 @@ struct rs_iter {
  * until exit. A CQ is the exception: see rs_destroy_cq_channel().
  */
 /*
- * A page registered after what a peer writes into, and never written: 6.1's
- * rxe reads one entry past an MR's page map when a copy touches the last
- * page of an MR of 256 pages (or a multiple), as a page-aligned 1 MB
- * receive buffer is (KASAN: slab-out-of-bounds in rxe_mr_copy).
+ * A page registered after what is copied into or out of a buffer, and
+ * never used: 6.1's rxe reads one entry past an MR's page map when a copy
+ * touches the last page of an MR of 256 pages (or a multiple), as a
+ * page-aligned 1 MB buffer is (KASAN: slab-out-of-bounds in rxe_mr_copy).
  */
-#define RS_RXE_MAP_GUARD	4096
+#define RS_RXE_MAP_GUARD	((size_t)sysconf(_SC_PAGESIZE))
 
 #define RS_DESTROY_TRIES	3
 #define RS_DESTROY(call) do {						\

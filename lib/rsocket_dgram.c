@@ -67,7 +67,7 @@ static int rs_dg_size(struct rsock *rs, struct ibv_context *verbs)
 	rs->sbuf_size = rs->sq_size * RS_DG_SLOT;
 	rs->rbuf_size = rs->rq_size * RS_DG_SLOT;
 
-	dg->sbuf = calloc(rs->sq_size, RS_DG_SLOT);
+	dg->sbuf = calloc(1, rs->sbuf_size + RS_RXE_MAP_GUARD);
 	dg->free_slots = calloc(rs->sq_size, sizeof(*dg->free_slots));
 	dg->ring = calloc(rs->rq_size + 1, sizeof(*dg->ring));
 	if (!dg->sbuf || !dg->free_slots || !dg->ring) {
@@ -200,7 +200,8 @@ static struct rs_dg_qp *rs_dg_create_qp(struct rsock *rs,
 		errno = ENOMEM;
 		goto err;
 	}
-	qp->smr = ibv_reg_mr(qp->id->pd, rs->dg->sbuf, rs->sbuf_size,
+	qp->smr = ibv_reg_mr(qp->id->pd, rs->dg->sbuf,
+			     rs->sbuf_size + RS_RXE_MAP_GUARD,
 			     IBV_ACCESS_LOCAL_WRITE);
 	qp->rmr = ibv_reg_mr(qp->id->pd, qp->rbuf,
 			     rs->rbuf_size + sizeof(struct ibv_grh) +

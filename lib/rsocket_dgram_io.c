@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 
 #include "internal.h"
@@ -265,7 +266,8 @@ void rs_dg_take_cq_events(struct rsock *rs)
  * Waits, @rs locked, until @ready; the lock is dropped while sleeping. One
  * thread sleeps in poll() at a time and tells the others what it took in,
  * as a stream rsocket's waits do: an event one thread takes in is then
- * never news only to it.
+ * never news only to it. An rpoll() that takes in what it slept on (the
+ * UDP socket's datagram, a CQ's event) wakes it through its eventfd.
  */
 int rs_dg_wait(struct rsock *rs, bool (*ready)(struct rsock *rs),
 	       bool nonblock)
@@ -274,7 +276,9 @@ int rs_dg_wait(struct rsock *rs, bool (*ready)(struct rsock *rs),
 
 	rs_dg_progress(rs, true);
 	while (!ready(rs)) {
-		struct pollfd pfd = { .events = POLLIN };
+		struct pollfd pfd[2] = { { .events = POLLIN },
+					 { .events = POLLIN } };
+		eventfd_t count;
 		int ret, err;
 
 		if (nonblock)
@@ -288,13 +292,20 @@ int rs_dg_wait(struct rsock *rs, bool (*ready)(struct rsock *rs),
 			rs_dg_progress(rs, false);
 			continue;
 		}
-		pfd.fd = rs->dg->epfd;
+		/* rpoll() in another thread may take in what wakes us */
+		if (rs->waiter_wake_fd < 0)
+			rs->waiter_wake_fd = eventfd(0, EFD_NONBLOCK |
+							EFD_CLOEXEC);
+		pfd[0].fd = rs->dg->epfd;
+		pfd[1].fd = rs->waiter_wake_fd;
 		rs->waiting = true;
 		pthread_mutex_unlock(&rs->lock);
-		ret = poll(&pfd, 1, -1);
+		ret = poll(pfd, 2, -1);
 		err = errno;
 		pthread_mutex_lock(&rs->lock);
 		rs->waiting = false;
+		if (ret > 0 && (pfd[1].revents & POLLIN))
+			eventfd_read(rs->waiter_wake_fd, &count);
 		rs_dg_take_cq_events(rs);
 		rs_dg_progress(rs, true);
 		rs_tell_progress(rs);
@@ -491,6 +502,6 @@ int rs_dg_shutdown(struct rsock *rs, int how)
 	/* wakes whoever sleeps on the UDP socket; unconnected, it says
 	 * ENOTCONN but shuts it down all the same */
 	shutdown(rs->dg->udp, how);
-	rs->progress++;
+	rs_tell_progress(rs);
 	return 0;
 }

@@ -63,7 +63,7 @@ static int rs_alloc_buffers(struct rsock *rs)
 	uint8_t *tbuf;
 
 	rs->rmsg = calloc(rs->rq_size + 1, sizeof(*rs->rmsg));
-	rs->sbuf = calloc(1, slen);
+	rs->sbuf = calloc(1, slen + RS_RXE_MAP_GUARD);
 	rs->rbuf = calloc(1, rlen + RS_RXE_MAP_GUARD);
 	tbuf = calloc(1, tlen);
 	rs->target_sgl = (volatile struct rs_wire_sge *)tbuf;
@@ -72,7 +72,8 @@ static int rs_alloc_buffers(struct rsock *rs)
 	if (rs->iomap_entries)
 		rs->target_iomap = (volatile struct rs_wire_iomap *)
 				   (tbuf + sizeof(struct rs_wire_sge) * RS_TARGET_SGES);
-	rs->smr = ibv_reg_mr(pd, rs->sbuf, slen, IBV_ACCESS_LOCAL_WRITE);
+	rs->smr = ibv_reg_mr(pd, rs->sbuf, slen + RS_RXE_MAP_GUARD,
+			     IBV_ACCESS_LOCAL_WRITE);
 	if (!rs->smr)
 		return -1;
 	rs->rmr = ibv_reg_mr(pd, rs->rbuf, rlen + RS_RXE_MAP_GUARD, access);

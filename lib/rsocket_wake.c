@@ -12,14 +12,16 @@
 #include "rsocket.h"
 
 /*
- * With @rs locked: whatever sleeps in rpoll() on @rs looks again. Whoever
- * takes in an event of @rs's channels calls it, since the channel no
- * longer wakes the sleepers.
+ * With @rs locked: whatever sleeps in rpoll() on @rs, and a datagram
+ * rsocket's waiter, looks again. Whoever takes in an event of @rs's
+ * channels calls it, since the channel no longer wakes the sleepers.
  */
 void rs_wake_sleepers(struct rsock *rs)
 {
 	struct rs_sleeper *s;
 
+	if (rs->waiting && rs->waiter_wake_fd >= 0)
+		eventfd_write(rs->waiter_wake_fd, 1);
 	for (s = rs->sleepers; s; s = s->next) {
 		if (!s->woken)
 			eventfd_write(s->fd, 1);

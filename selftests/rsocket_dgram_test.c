@@ -464,6 +464,56 @@ TEST_F(dgram, bad_arguments)
 	EXPECT_EQ(EOPNOTSUPP, errno);
 }
 
+struct dg_spinner {
+	pthread_t thread;
+	int fd;
+	volatile bool stop;
+};
+
+static void *dg_spin_rpoll(void *arg)
+{
+	struct dg_spinner *s = arg;
+
+	while (!s->stop) {
+		struct pollfd pfd = { .fd = s->fd, .events = POLLOUT };
+
+		rpoll(&pfd, 1, 0);
+	}
+	return NULL;
+}
+
+/*
+ * rpoll() in one thread takes in the datagram (over UDP, the first) that
+ * a blocking rrecv() in another sleeps on: the reader still gets it.
+ */
+TEST_F(dgram, rpoll_leaves_a_blocked_reader_its_datagram)
+{
+	/* static: a thread left asleep would outlive the stack */
+	static struct rs_interrupted reader;
+	static struct dg_spinner spinner;
+	pthread_t thread;
+	int waited;
+
+	reader.fd = self->server;
+	reader.done = false;
+	spinner.fd = self->server;
+	spinner.stop = false;
+	ASSERT_EQ(0, pthread_create(&thread, NULL, rs_interrupted_recv,
+				    &reader));
+	ASSERT_EQ(0, pthread_create(&spinner.thread, NULL, dg_spin_rpoll,
+				    &spinner));
+	/* the reader is asleep by now */
+	usleep(300000);
+	ASSERT_EQ(1, rsend(self->client, "a", 1, 0));
+	for (waited = 0; !reader.done && waited < RS_WAIT_MS; waited += 10)
+		usleep(10000);
+	spinner.stop = true;
+	pthread_join(spinner.thread, NULL);
+	ASSERT_TRUE(reader.done) TH_LOG("rrecv still sleeps");
+	pthread_join(thread, NULL);
+	ASSERT_EQ(1, reader.ret);
+}
+
 /*
  * A signal ends a blocking rrecv() with EINTR, as a UDP socket's recv(2)
  * without SA_RESTART; the rsocket goes on.
