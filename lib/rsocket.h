@@ -129,9 +129,9 @@ struct rs_iomap_region {
 };
 
 /*
- * A thread asleep in rpoll() on an rsocket: whoever takes in an event of
- * the rsocket (a channel's, which then no longer wakes the sleeper) writes
- * to @fd, an eventfd of that rpoll() call's.
+ * A thread asleep on an rsocket (in rpoll(), or a datagram rsocket's
+ * waiter): whoever takes in an event of the rsocket (a channel's, which
+ * then no longer wakes the sleeper) writes to @fd, the sleeper's eventfd.
  */
 struct rs_sleeper {
 	struct rs_sleeper *next;
@@ -214,11 +214,11 @@ struct rsock {
 	struct rs_iomap_region *iomaps;
 	/* the progress counter rpoll() and waiters look for */
 	uint64_t progress;
-	/* the threads asleep in rpoll() on this rsocket */
+	/* the threads asleep on this rsocket with an eventfd */
 	struct rs_sleeper *sleepers;
 	/* an eventfd for rpoll() to sleep with, kept between calls; or -1 */
 	int spare_wake_fd;
-	/* what wakes the one waiter of a datagram rsocket (@waiting); or -1 */
+	/* the eventfd of a datagram rsocket's one waiter (@waiting); or -1 */
 	int waiter_wake_fd;
 };
 
@@ -345,6 +345,8 @@ void rs_keepalive_end(struct rsock *rs);
 int rs_publish_iomaps(struct rsock *rs, bool nonblock);
 
 /* rsocket_wake.c */
+void rs_sleeper_add(struct rsock *rs, struct rs_sleeper *s);
+bool rs_sleeper_remove(struct rsock *rs, struct rs_sleeper *s);
 void rs_wake_sleepers(struct rsock *rs);
 void rs_tell_progress(struct rsock *rs);
 int rs_wake_fd_take(struct rsock *rs);

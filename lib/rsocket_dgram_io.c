@@ -135,9 +135,7 @@ static void rs_dg_take_udp(struct rsock *rs)
 		len = recvfrom(rs->dg->udp, buf, sizeof(buf), MSG_DONTWAIT,
 			       (struct sockaddr *)&from, &fromlen);
 		if (len <= 0)
-			return;
-		/* the socket no longer wakes them */
-		rs_wake_sleepers(rs);
+			break;
 		if (!rs_dg_udp_valid(hdr, len, (struct sockaddr *)&from))
 			continue;
 		dest = rs_dg_dest_for(rs, (struct sockaddr *)&from, fromlen);
@@ -153,6 +151,9 @@ static void rs_dg_take_udp(struct rsock *rs)
 					buf + hdr->length,
 					(size_t)(len - hdr->length));
 	}
+	/* what it took, the socket no longer wakes its sleepers with */
+	if (n)
+		rs_wake_sleepers(rs);
 }
 
 static bool rs_dg_recv_valid(const struct rs_dg_qp *qp, const struct ibv_wc *wc,
@@ -278,6 +279,7 @@ int rs_dg_wait(struct rsock *rs, bool (*ready)(struct rsock *rs),
 	while (!ready(rs)) {
 		struct pollfd pfd[2] = { { .events = POLLIN },
 					 { .events = POLLIN } };
+		struct rs_sleeper self;
 		eventfd_t count;
 		int ret, err;
 
@@ -298,13 +300,15 @@ int rs_dg_wait(struct rsock *rs, bool (*ready)(struct rsock *rs),
 							EFD_CLOEXEC);
 		pfd[0].fd = rs->dg->epfd;
 		pfd[1].fd = rs->waiter_wake_fd;
+		self.fd = rs->waiter_wake_fd;
+		rs_sleeper_add(rs, &self);
 		rs->waiting = true;
 		pthread_mutex_unlock(&rs->lock);
 		ret = poll(pfd, 2, -1);
 		err = errno;
 		pthread_mutex_lock(&rs->lock);
 		rs->waiting = false;
-		if (ret > 0 && (pfd[1].revents & POLLIN))
+		if (rs_sleeper_remove(rs, &self))
 			eventfd_read(rs->waiter_wake_fd, &count);
 		rs_dg_take_cq_events(rs);
 		rs_dg_progress(rs, true);

@@ -78,11 +78,7 @@ static int rs_arm(struct rsock *rs, struct pollfd *pfd,
 	int n = 0;
 
 	pthread_mutex_lock(&rs->lock);
-	sleeper->woken = false;
-	if (sleeper->fd >= 0) {
-		sleeper->next = rs->sleepers;
-		rs->sleepers = sleeper;
-	}
+	rs_sleeper_add(rs, sleeper);
 	if (rs->dg) {
 		/* the UDP socket and every CQ (armed for good) in one */
 		pfd[0].fd = rs->dg->epfd;
@@ -112,17 +108,10 @@ static int rs_arm(struct rsock *rs, struct pollfd *pfd,
 static bool rs_woken(struct rsock *rs, const struct pollfd *pfd, int n,
 		     struct rs_sleeper *sleeper)
 {
-	struct rs_sleeper **link;
 	bool woken;
 
 	pthread_mutex_lock(&rs->lock);
-	for (link = &rs->sleepers; *link; link = &(*link)->next) {
-		if (*link == sleeper) {
-			*link = sleeper->next;
-			break;
-		}
-	}
-	woken = sleeper->woken;
+	woken = rs_sleeper_remove(rs, sleeper);
 	if (pfd && rs->dg) {
 		rs_dg_take_cq_events(rs);
 	} else if (pfd) {

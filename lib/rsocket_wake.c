@@ -2,8 +2,8 @@
 /*
  * How the threads waiting on an rsocket hear that it changed: those in
  * rsocket calls wait on its condition variable for the one thread asleep
- * on its channels, and each rpoll() asleep on it has an eventfd on its
- * list of sleepers (rsocket_poll.c).
+ * on its channels, and each rpoll() asleep on it (rsocket_poll.c), and a
+ * datagram rsocket's one waiter, has an eventfd on its list of sleepers.
  */
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -12,16 +12,41 @@
 #include "rsocket.h"
 
 /*
- * With @rs locked: whatever sleeps in rpoll() on @rs, and a datagram
- * rsocket's waiter, looks again. Whoever takes in an event of @rs's
+ * With @rs locked: @s, about to sleep, is written to when @rs changes,
+ * until rs_sleeper_remove(); a sleeper without an eventfd is not listed.
+ */
+void rs_sleeper_add(struct rsock *rs, struct rs_sleeper *s)
+{
+	s->woken = false;
+	if (s->fd < 0)
+		return;
+	s->next = rs->sleepers;
+	rs->sleepers = s;
+}
+
+/* With @rs locked: @s off the list; whether it was written to. */
+bool rs_sleeper_remove(struct rsock *rs, struct rs_sleeper *s)
+{
+	struct rs_sleeper **link;
+
+	for (link = &rs->sleepers; *link; link = &(*link)->next) {
+		if (*link == s) {
+			*link = s->next;
+			break;
+		}
+	}
+	return s->woken;
+}
+
+/*
+ * With @rs locked: whatever sleeps on @rs (in rpoll(), or a datagram
+ * rsocket's waiter) looks again. Whoever takes in an event of @rs's
  * channels calls it, since the channel no longer wakes the sleepers.
  */
 void rs_wake_sleepers(struct rsock *rs)
 {
 	struct rs_sleeper *s;
 
-	if (rs->waiting && rs->waiter_wake_fd >= 0)
-		eventfd_write(rs->waiter_wake_fd, 1);
 	for (s = rs->sleepers; s; s = s->next) {
 		if (!s->woken)
 			eventfd_write(s->fd, 1);
