@@ -154,7 +154,7 @@ RDMACHAN_EXPORT int rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd,
 void cm_destroy_qp(struct rdma_cm_id *id)
 {
 	struct cm_id *cid = to_cm_id(id);
-	int tries = 0;
+	int tries = 0, ret;
 
 	if (id->qp) {
 		cm_verbs()->unbind_qp(cid->chan->ch.fd, cid->handle);
@@ -163,7 +163,8 @@ void cm_destroy_qp(struct rdma_cm_id *id)
 		 * it started (an allocation, a user copy) goes again, or the
 		 * QP, and the CQs and channel it holds, stay until exit.
 		 */
-		while (cm_verbs()->destroy_qp(id->qp) && ++tries < 3)
+		while ((ret = cm_verbs()->destroy_qp(id->qp)) &&
+		       verbs_destroy_may_repeat(ret) && ++tries < 3)
 			;
 	}
 	id->qp = NULL;

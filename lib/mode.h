@@ -9,6 +9,7 @@
 #ifndef RDMACHAN_LIB_MODE_H
 #define RDMACHAN_LIB_MODE_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -58,6 +59,19 @@ struct cm_verbs {
 
 extern const struct cm_verbs kernel_cm_verbs;	/* verbs_cm.c */
 extern const struct cm_verbs system_cm_verbs;	/* system_verbs.c */
+
+/*
+ * Whether a verbs destroy that failed with @err may be made again on the
+ * same object. The module never soon hands a freed handle out again, but
+ * uverbs gives a new object the lowest free one: after a destroy that
+ * failed once uverbs had freed the object (its reply not copied out),
+ * another thread's new object may hold that handle. In bypass mode only a
+ * failed allocation, which comes before the destroy, is repeated.
+ */
+static inline bool verbs_destroy_may_repeat(int err)
+{
+	return !lib_bypass() || err == ENOMEM;
+}
 
 /* The CM's verbs in this process's mode (defined with lib_bypass()). */
 const struct cm_verbs *cm_verbs(void);

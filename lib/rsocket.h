@@ -18,6 +18,8 @@
 #include <rdma/rdma_cma.h>
 #include <rdma/rsocket.h>
 
+#include "mode.h"
+
 /*
  * The wire. Every message is the 32-bit immediate of an RDMA write (of
  * data, or of nothing): its top three bits say what it is, the rest
@@ -230,11 +232,6 @@ struct rs_iter {
 };
 
 /*
- * A destroy that fails mostly does so before it starts (an allocation, a
- * user copy of the command): it is tried again, or its object would stay
- * until exit. A CQ is the exception: see rs_destroy_cq_channel().
- */
-/*
  * A page registered after what is copied into or out of a buffer, and
  * never used: 6.1's rxe reads one entry past an MR's page map when a copy
  * touches the last page of an MR of 256 pages (or a multiple), as a
@@ -242,11 +239,26 @@ struct rs_iter {
  */
 #define RS_RXE_MAP_GUARD	((size_t)sysconf(_SC_PAGESIZE))
 
+/*
+ * A destroy that fails mostly does so before it starts (an allocation, a
+ * user copy of the command): it is tried again, or its object would stay
+ * until exit. A verbs destroy (@call returns an errno) is tried again
+ * only where the object's handle cannot have gone to another thread's
+ * object (verbs_destroy_may_repeat()); a CM id's handle never can. A CQ
+ * is the exception: see rs_destroy_cq_channel().
+ */
 #define RS_DESTROY_TRIES	3
 #define RS_DESTROY(call) do {						\
+	int tries_ = 0, ret_;						\
+									\
+	while ((ret_ = (call)) && verbs_destroy_may_repeat(ret_) &&	\
+	       ++tries_ < RS_DESTROY_TRIES)				\
+		;							\
+} while (0)
+#define RS_DESTROY_ID(id) do {						\
 	int tries_ = 0;							\
 									\
-	while ((call) && ++tries_ < RS_DESTROY_TRIES)			\
+	while (rdma_destroy_id(id) && ++tries_ < RS_DESTROY_TRIES)	\
 		;							\
 } while (0)
 

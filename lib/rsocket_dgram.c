@@ -136,7 +136,7 @@ static void rs_dg_free_qp(struct rs_dg_qp *qp)
 	if (qp->rmr)
 		RS_DESTROY(ibv_dereg_mr(qp->rmr));
 	if (qp->id)
-		RS_DESTROY(rdma_destroy_id(qp->id));
+		RS_DESTROY_ID(qp->id);
 	free(qp->rbuf);
 	free(qp);
 }
@@ -434,7 +434,7 @@ int rs_dg_make_ah(struct rs_dg_dest *dest, uint32_t qpn)
 		dest->ud_max = rs_dg_mtu_bytes((enum ibv_mtu)path->mtu);
 	ret = 0;
 out:
-	RS_DESTROY(rdma_destroy_id(id));
+	RS_DESTROY_ID(id);
 	return ret;
 }
 

@@ -175,7 +175,8 @@ void rs_destroy_cq_channel(struct ibv_cq *cq, struct ibv_comp_channel *comp)
 {
 	int tries = 0, ret = 0;
 
-	while (cq && (ret = ibv_destroy_cq(cq)) && ++tries < RS_DESTROY_TRIES)
+	while (cq && (ret = ibv_destroy_cq(cq)) &&
+	       verbs_destroy_may_repeat(ret) && ++tries < RS_DESTROY_TRIES)
 		;
 	if (!comp)
 		return;
