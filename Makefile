@@ -47,7 +47,9 @@ CC ?= gcc
 CFLAGS ?= -O2 -g
 USER_CFLAGS := $(CPPFLAGS) $(CFLAGS) -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
 	-Iuapi -Ilib/include -I$(B)/rdma-core
-LIB_CFLAGS := $(USER_CFLAGS) -fPIC -fvisibility=hidden
+# -fexceptions: a thread cancelled in an rsocket call unwinds through the
+# library's cleanups (lib/rsocket_cancel.c).
+LIB_CFLAGS := $(USER_CFLAGS) -fPIC -fvisibility=hidden -fexceptions
 LIB_SRCS := $(wildcard lib/*.c)
 LIB_OBJS := $(LIB_SRCS:lib/%.c=$(B)/lib/obj/%.o)
 LIB_SO := $(B)/lib/librdmachan.so.$(SOVERSION)

@@ -8,6 +8,7 @@
 #define RDMACHAN_LIB_RSOCKET_H
 
 #include <endian.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -218,10 +219,8 @@ struct rsock {
 	uint64_t progress;
 	/* the threads asleep on this rsocket with an eventfd */
 	struct rs_sleeper *sleepers;
-	/* an eventfd for rpoll() to sleep with, kept between calls; or -1 */
+	/* an eventfd to sleep with, kept between sleeps; or -1 */
 	int spare_wake_fd;
-	/* the eventfd of a datagram rsocket's one waiter (@waiting); or -1 */
-	int waiter_wake_fd;
 };
 
 /* A position in an iovec array. */
@@ -363,6 +362,28 @@ void rs_wake_sleepers(struct rsock *rs);
 void rs_tell_progress(struct rsock *rs);
 int rs_wake_fd_take(struct rsock *rs);
 void rs_wake_fd_give(struct rsock *rs, int fd);
+
+/* rs_poll_unlocked()'s flags */
+#define RS_SLEEP_WAITER		0x1	/* the caller is @rs's one waiter */
+#define RS_SLEEP_UNCANCELLABLE	0x2	/* not a cancellation point */
+int rs_poll_unlocked(struct rsock *rs, struct pollfd *pfd, int n,
+		     int timeout_ms, unsigned int flags);
+
+/* rsocket_cancel.c */
+int rs_cancel_off(bool cancellable);
+void rs_cancel_restore(int *unused);
+bool rs_sleep_cancellable_begin(void);
+void rs_sleep_cancellable_end(bool began);
+void rs_unlock_cancelled(void *rs);
+
+/*
+ * The first line of an exported rsocket call: no cancellation in it but
+ * in its sleeps, and there only if @cancellable and its caller allows it.
+ */
+#define RS_CANCEL_OFF(cancellable)					\
+	int rs_cancel_off_ __attribute__((cleanup(rs_cancel_restore),	\
+					  unused)) =			\
+		rs_cancel_off(cancellable)
 
 /* rsocket_conn.c */
 int rs_disconnect(struct rsock *rs);

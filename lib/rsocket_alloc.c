@@ -24,7 +24,6 @@ struct rsock *rs_alloc(int domain, int type, struct rsock *parent)
 		return NULL;
 	rs->fd = -1;
 	rs->spare_wake_fd = -1;
-	rs->waiter_wake_fd = -1;
 	rs->domain = domain;
 	/* the caller's: rs_add() takes the table's, rs_put() drops this one */
 	rs->refs = 1;
@@ -89,8 +88,6 @@ static void rs_release(struct rsock *rs)
 	free(rs->route);
 	if (rs->spare_wake_fd >= 0)
 		close(rs->spare_wake_fd);
-	if (rs->waiter_wake_fd >= 0)
-		close(rs->waiter_wake_fd);
 	pthread_mutex_destroy(&rs->lock);
 	pthread_cond_destroy(&rs->progressed);
 	free(rs);

@@ -16,14 +16,17 @@
 /* How long a close waits for its last messages to be acknowledged. */
 #define RS_CLOSE_WAIT_MS	10000
 
-static int rs_wait_channel(struct rsock *rs, int timeout_ms)
+/*
+ * Waits, @rs locked, for its CM channel; rpoll() in another thread may
+ * take in the event, and then wakes the wait. @flags: rs_poll_unlocked's.
+ */
+static int rs_wait_channel(struct rsock *rs, int timeout_ms,
+			   unsigned int flags)
 {
-	struct pollfd pfd = { .fd = rs->fd, .events = POLLIN };
+	struct pollfd pfd[2] = { { .fd = rs->fd, .events = POLLIN } };
 	int ret;
 
-	pthread_mutex_unlock(&rs->lock);
-	ret = poll(&pfd, 1, timeout_ms);
-	pthread_mutex_lock(&rs->lock);
+	ret = rs_poll_unlocked(rs, pfd, 1, timeout_ms, flags);
 	if (ret < 0)
 		return -1;
 	return ret ? 0 : rs_err(ETIMEDOUT);
@@ -53,6 +56,7 @@ static struct rsock *rs_addr_call(int socket, const struct sockaddr *addr,
 RDMACHAN_EXPORT int rconnect(int socket, const struct sockaddr *addr,
 			     socklen_t addrlen)
 {
+	RS_CANCEL_OFF(true);
 	struct rsock *rs RS_HELD = rs_addr_call(socket, addr, addrlen);
 	int ret;
 
@@ -99,7 +103,7 @@ RDMACHAN_EXPORT int rconnect(int socket, const struct sockaddr *addr,
 		ret = rs_connect_step(rs);
 		if (!ret || errno != EINPROGRESS || rs->nonblock)
 			break;
-		if (rs_wait_channel(rs, -1)) {
+		if (rs_wait_channel(rs, -1, 0)) {
 			ret = -1;
 			break;
 		}
@@ -114,6 +118,7 @@ out:
 RDMACHAN_EXPORT int rbind(int socket, const struct sockaddr *addr,
 			  socklen_t addrlen)
 {
+	RS_CANCEL_OFF(true);
 	struct rsock *rs RS_HELD = rs_addr_call(socket, addr, addrlen);
 	int ret;
 
@@ -134,6 +139,7 @@ RDMACHAN_EXPORT int rbind(int socket, const struct sockaddr *addr,
 
 RDMACHAN_EXPORT int rlisten(int socket, int backlog)
 {
+	RS_CANCEL_OFF(true);
 	struct rsock *rs RS_HELD = rs_get(socket);
 	int ret = 0;
 
@@ -215,7 +221,10 @@ static struct rsock *rs_accept_request(struct rsock *ls,
 				goto drop;
 			break;
 		}
-		if (errno != EAGAIN || rs_wait_channel(rs, RS_CLOSE_WAIT_MS)) {
+		/* not a cancellation point: @ls is locked too */
+		if (errno != EAGAIN ||
+		    rs_wait_channel(rs, RS_CLOSE_WAIT_MS,
+				    RS_SLEEP_UNCANCELLABLE)) {
 			err = errno;
 			goto drop;
 		}
@@ -247,6 +256,7 @@ static void rs_copy_addr(struct sockaddr *to, socklen_t *to_len,
 RDMACHAN_EXPORT int raccept(int socket, struct sockaddr *addr,
 			    socklen_t *addrlen)
 {
+	RS_CANCEL_OFF(true);
 	struct rsock *ls RS_HELD = rs_get(socket);
 	struct rsock *rs = NULL;
 	struct rdma_cm_event *ev;
@@ -269,7 +279,7 @@ RDMACHAN_EXPORT int raccept(int socket, struct sockaddr *addr,
 				break;
 			if (ls->nonblock)
 				break;
-			if (rs_wait_channel(ls, -1))
+			if (rs_wait_channel(ls, -1, 0))
 				break;
 			continue;
 		}
@@ -333,6 +343,7 @@ int rs_disconnect(struct rsock *rs)
 
 RDMACHAN_EXPORT int rshutdown(int socket, int how)
 {
+	RS_CANCEL_OFF(false);
 	struct rsock *rs RS_HELD = rs_get(socket);
 	int ret = 0;
 
@@ -405,11 +416,13 @@ static int rs_name(int socket, struct sockaddr *addr, socklen_t *addrlen,
 RDMACHAN_EXPORT int rgetpeername(int socket, struct sockaddr *addr,
 				 socklen_t *addrlen)
 {
+	RS_CANCEL_OFF(true);
 	return rs_name(socket, addr, addrlen, true);
 }
 
 RDMACHAN_EXPORT int rgetsockname(int socket, struct sockaddr *addr,
 				 socklen_t *addrlen)
 {
+	RS_CANCEL_OFF(true);
 	return rs_name(socket, addr, addrlen, false);
 }

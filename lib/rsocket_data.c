@@ -198,6 +198,7 @@ out:
 RDMACHAN_EXPORT ssize_t rsend(int socket, const void *buf, size_t len,
 			      int flags)
 {
+	RS_CANCEL_OFF(true);
 	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
 
 	return rs_sendv(socket, &iov, 1, flags, NULL, 0);
@@ -208,6 +209,7 @@ RDMACHAN_EXPORT ssize_t rsendto(int socket, const void *buf, size_t len,
 				int flags, const struct sockaddr *dest_addr,
 				socklen_t addrlen)
 {
+	RS_CANCEL_OFF(true);
 	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
 
 	return rs_sendv(socket, &iov, 1, flags, dest_addr, addrlen);
@@ -216,6 +218,7 @@ RDMACHAN_EXPORT ssize_t rsendto(int socket, const void *buf, size_t len,
 RDMACHAN_EXPORT ssize_t rsendmsg(int socket, const struct msghdr *msg,
 				 int flags)
 {
+	RS_CANCEL_OFF(true);
 	if (!msg)
 		return rs_err(EFAULT);
 	return rs_sendv(socket, msg->msg_iov, (int)msg->msg_iovlen, flags,
@@ -224,17 +227,20 @@ RDMACHAN_EXPORT ssize_t rsendmsg(int socket, const struct msghdr *msg,
 
 RDMACHAN_EXPORT ssize_t rwrite(int socket, const void *buf, size_t count)
 {
+	RS_CANCEL_OFF(true);
 	return rsend(socket, buf, count, 0);
 }
 
 RDMACHAN_EXPORT ssize_t rwritev(int socket, const struct iovec *iov,
 				int iovcnt)
 {
+	RS_CANCEL_OFF(true);
 	return rs_sendv(socket, iov, iovcnt, 0, NULL, 0);
 }
 
 RDMACHAN_EXPORT ssize_t rrecv(int socket, void *buf, size_t len, int flags)
 {
+	RS_CANCEL_OFF(true);
 	struct iovec iov = { .iov_base = buf, .iov_len = len };
 
 	return rs_recvv(socket, &iov, 1, flags, NULL, NULL, NULL);
@@ -244,6 +250,7 @@ RDMACHAN_EXPORT ssize_t rrecvfrom(int socket, void *buf, size_t len,
 				  int flags, struct sockaddr *src_addr,
 				  socklen_t *addrlen)
 {
+	RS_CANCEL_OFF(true);
 	struct iovec iov = { .iov_base = buf, .iov_len = len };
 	struct rsock *rs RS_HELD = rs_get(socket);
 	ssize_t ret;
@@ -260,6 +267,7 @@ RDMACHAN_EXPORT ssize_t rrecvfrom(int socket, void *buf, size_t len,
 
 RDMACHAN_EXPORT ssize_t rrecvmsg(int socket, struct msghdr *msg, int flags)
 {
+	RS_CANCEL_OFF(true);
 	if (!msg)
 		return rs_err(EFAULT);
 	msg->msg_flags = 0;
@@ -270,11 +278,13 @@ RDMACHAN_EXPORT ssize_t rrecvmsg(int socket, struct msghdr *msg, int flags)
 
 RDMACHAN_EXPORT ssize_t rread(int socket, void *buf, size_t count)
 {
+	RS_CANCEL_OFF(true);
 	return rrecv(socket, buf, count, 0);
 }
 
 RDMACHAN_EXPORT ssize_t rreadv(int socket, const struct iovec *iov,
 			       int iovcnt)
 {
+	RS_CANCEL_OFF(true);
 	return rs_recvv(socket, iov, iovcnt, 0, NULL, NULL, NULL);
 }

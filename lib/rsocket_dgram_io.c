@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 
 #include "internal.h"
@@ -277,10 +276,9 @@ int rs_dg_wait(struct rsock *rs, bool (*ready)(struct rsock *rs),
 
 	rs_dg_progress(rs, true);
 	while (!ready(rs)) {
-		struct pollfd pfd[2] = { { .events = POLLIN },
-					 { .events = POLLIN } };
-		struct rs_sleeper self;
-		eventfd_t count;
+		struct pollfd pfd[2] = { { .fd = rs->dg->epfd,
+					   .events = POLLIN } };
+		bool cancellable;
 		int ret, err;
 
 		if (nonblock)
@@ -290,26 +288,17 @@ int rs_dg_wait(struct rsock *rs, bool (*ready)(struct rsock *rs),
 			continue;
 		}
 		if (rs->waiting) {
+			pthread_cleanup_push(rs_unlock_cancelled, rs);
+			cancellable = rs_sleep_cancellable_begin();
 			pthread_cond_wait(&rs->progressed, &rs->lock);
+			rs_sleep_cancellable_end(cancellable);
+			pthread_cleanup_pop(0);
 			rs_dg_progress(rs, false);
 			continue;
 		}
 		/* rpoll() in another thread may take in what wakes us */
-		if (rs->waiter_wake_fd < 0)
-			rs->waiter_wake_fd = eventfd(0, EFD_NONBLOCK |
-							EFD_CLOEXEC);
-		pfd[0].fd = rs->dg->epfd;
-		pfd[1].fd = rs->waiter_wake_fd;
-		self.fd = rs->waiter_wake_fd;
-		rs_sleeper_add(rs, &self);
-		rs->waiting = true;
-		pthread_mutex_unlock(&rs->lock);
-		ret = poll(pfd, 2, -1);
+		ret = rs_poll_unlocked(rs, pfd, 1, -1, RS_SLEEP_WAITER);
 		err = errno;
-		pthread_mutex_lock(&rs->lock);
-		rs->waiting = false;
-		if (rs_sleeper_remove(rs, &self))
-			eventfd_read(rs->waiter_wake_fd, &count);
 		rs_dg_take_cq_events(rs);
 		rs_dg_progress(rs, true);
 		rs_tell_progress(rs);

@@ -72,6 +72,7 @@ int rs_publish_iomaps(struct rsock *rs, bool nonblock)
 RDMACHAN_EXPORT off_t riomap(int socket, void *buf, size_t len, int prot,
 			     int flags, off_t offset)
 {
+	RS_CANCEL_OFF(true);
 	struct rsock *rs RS_HELD = rs_get(socket);
 	int access = IBV_ACCESS_LOCAL_WRITE;
 	struct rs_iomap_region *r;
@@ -118,6 +119,7 @@ out:
 
 RDMACHAN_EXPORT int riounmap(int socket, void *buf, size_t len)
 {
+	RS_CANCEL_OFF(true);
 	struct rsock *rs RS_HELD = rs_get(socket);
 	struct rs_iomap_region **p;
 	int ret = rs_err(EINVAL);
@@ -164,6 +166,7 @@ static bool rs_find_target(struct rsock *rs, uint64_t offset,
 RDMACHAN_EXPORT size_t riowrite(int socket, const void *buf, size_t count,
 				off_t offset, int flags)
 {
+	RS_CANCEL_OFF(true);
 	struct iovec iov = { (void *)buf, count };
 	struct rs_iter it = { &iov, 1, 0 };
 	struct rsock *rs RS_HELD = rs_get(socket);

@@ -70,6 +70,7 @@ static int rs_set_rdma_opt(struct rsock *rs, int optname, const void *optval,
 RDMACHAN_EXPORT int rsetsockopt(int socket, int level, int optname,
 				const void *optval, socklen_t optlen)
 {
+	RS_CANCEL_OFF(true);
 	struct rsock *rs RS_HELD = rs_get(socket);
 	int value = 0, ret = 0;
 
@@ -176,6 +177,7 @@ static int rs_rdma_opt(struct rsock *rs, int optname)
 RDMACHAN_EXPORT int rgetsockopt(int socket, int level, int optname,
 				void *optval, socklen_t *optlen)
 {
+	RS_CANCEL_OFF(true);
 	struct rsock *rs RS_HELD = rs_get(socket);
 	int value = -1;
 
@@ -233,6 +235,7 @@ RDMACHAN_EXPORT int rgetsockopt(int socket, int level, int optname,
 
 RDMACHAN_EXPORT int rfcntl(int socket, int cmd, ...)
 {
+	RS_CANCEL_OFF(true);
 	struct rsock *rs RS_HELD = rs_get(socket);
 	va_list ap;
 	long arg;

@@ -160,8 +160,13 @@ static int rs_ms_since(const struct timespec *start)
 /* rpoll()s of this many descriptors or fewer allocate nothing */
 #define RS_POLL_ON_STACK	8
 
-/* What one rpoll() call sleeps on, beside the descriptors it was given. */
-struct rs_sleep {
+/* One rpoll() call: its descriptors, what it holds and sleeps with. */
+struct rs_poll_call {
+	struct pollfd *fds;
+	nfds_t nfds;
+	/* per descriptor: its rsocket, held until the call ends; or NULL */
+	struct rsock **socks;
+	nfds_t held;
 	/* every channel of every rsocket, ordinary descriptors, the eventfd */
 	struct pollfd *pfd;
 	/* per rsocket: where its channels are in @pfd, and how many */
@@ -172,103 +177,129 @@ struct rs_sleep {
 	int wake_fd;
 	/* the rsocket whose spare @wake_fd is, to go back to */
 	struct rsock *wake_owner;
+	bool allocated;
 };
 
-/* Sleeps until something of @fds may have changed, or @left_ms passes. */
-static int rs_sleep(struct pollfd *fds, nfds_t nfds, struct rsock **socks,
-		    struct rs_sleep *sl, int left_ms)
+/*
+ * After a sleep (@slept: poll() returned): each rsocket's sleeper off its
+ * list and what the sleep found on its channels taken in, and the eventfd
+ * back to zero for the next sleep, since no one writes to it now.
+ */
+static void rs_unarm(struct rs_poll_call *call, bool slept)
 {
-	bool slept, woken = false;
-	nfds_t i, n = 0;
+	bool woken = false;
 	eventfd_t count;
+	nfds_t i;
+
+	for (i = 0; i < call->nfds; i++) {
+		if (!call->socks[i])
+			continue;
+		if (rs_woken(call->socks[i],
+			     slept ? &call->pfd[call->armed[2 * i]] : NULL,
+			     call->armed[2 * i + 1], &call->sleepers[i]))
+			woken = true;
+	}
+	if (woken)
+		eventfd_read(call->wake_fd, &count);
+}
+
+/* Cleanup handler of a thread cancelled in rs_sleep()'s poll(). */
+static void rs_sleep_cancelled(void *call)
+{
+	rs_unarm(call, false);
+}
+
+/* Sleeps until something of the call's may have changed, or @left_ms passes. */
+static int rs_sleep(struct rs_poll_call *call, int left_ms)
+{
+	struct rsock **socks = call->socks;
+	bool slept, cancellable;
+	nfds_t i, n = 0;
 	int ret;
 
 	/* without an eventfd (none left) the sleep is as it was before */
-	for (i = 0; sl->wake_fd < 0 && i < nfds; i++) {
+	for (i = 0; call->wake_fd < 0 && i < call->nfds; i++) {
 		if (socks[i]) {
-			sl->wake_owner = socks[i];
-			sl->wake_fd = rs_wake_fd_take(socks[i]);
+			call->wake_owner = socks[i];
+			call->wake_fd = rs_wake_fd_take(socks[i]);
 			break;
 		}
 	}
-	sl->pfd[n].fd = sl->wake_fd;
-	sl->pfd[n++].events = POLLIN;
-	for (i = 0; i < nfds; i++) {
+	call->pfd[n].fd = call->wake_fd;
+	call->pfd[n++].events = POLLIN;
+	for (i = 0; i < call->nfds; i++) {
 		if (socks[i]) {
-			sl->sleepers[i].fd = sl->wake_fd;
-			sl->armed[2 * i] = (int)n;
-			sl->armed[2 * i + 1] = rs_arm(socks[i], &sl->pfd[n],
-						      &sl->sleepers[i]);
-			n += (nfds_t)sl->armed[2 * i + 1];
+			call->sleepers[i].fd = call->wake_fd;
+			call->armed[2 * i] = (int)n;
+			call->armed[2 * i + 1] = rs_arm(socks[i], &call->pfd[n],
+							&call->sleepers[i]);
+			n += (nfds_t)call->armed[2 * i + 1];
 		} else {
-			sl->pfd[n] = fds[i];
-			sl->pfd[n++].revents = 0;
+			call->pfd[n] = call->fds[i];
+			call->pfd[n++].revents = 0;
 		}
 	}
 	/* what arrived while arming raises no event: look again first */
-	ret = rs_check(fds, nfds, socks);
+	ret = rs_check(call->fds, call->nfds, socks);
 	slept = !ret;
 	if (slept) {
-		ret = poll(sl->pfd, n, left_ms);
+		pthread_cleanup_push(rs_sleep_cancelled, call);
+		cancellable = rs_sleep_cancellable_begin();
+		ret = poll(call->pfd, n, left_ms);
+		rs_sleep_cancellable_end(cancellable);
+		pthread_cleanup_pop(0);
 		slept = ret >= 0;
 	}
-	for (i = 0; i < nfds; i++) {
-		if (!socks[i])
-			continue;
-		if (rs_woken(socks[i], slept ? &sl->pfd[sl->armed[2 * i]] : NULL,
-			     sl->armed[2 * i + 1], &sl->sleepers[i]))
-			woken = true;
-	}
-	/* back to zero for the next sleep: no one writes to it now */
-	if (woken)
-		eventfd_read(sl->wake_fd, &count);
-	return slept ? rs_check(fds, nfds, socks) : ret;
+	rs_unarm(call, slept);
+	return slept ? rs_check(call->fds, call->nfds, socks) : ret;
 }
 
-RDMACHAN_EXPORT int rpoll(struct pollfd *fds, nfds_t nfds, int timeout)
+/* The end of an rpoll() call, returned from or cancelled; errno kept. */
+static void rs_poll_end(void *arg)
 {
-	struct rsock *socks_on_stack[RS_POLL_ON_STACK], **socks = socks_on_stack;
-	struct pollfd pfd_on_stack[2 * RS_POLL_ON_STACK + 1];
-	int armed_on_stack[2 * RS_POLL_ON_STACK];
-	struct rs_sleeper sleepers_on_stack[RS_POLL_ON_STACK];
-	struct rs_sleep sl = {
-		.pfd = pfd_on_stack, .armed = armed_on_stack,
-		.sleepers = sleepers_on_stack, .wake_fd = -1,
-	};
+	struct rs_poll_call *call = arg;
+	int err = errno;
+	nfds_t i;
+
+	if (call->wake_fd >= 0)
+		rs_wake_fd_give(call->wake_owner, call->wake_fd);
+	for (i = 0; i < call->held; i++)
+		rs_put(call->socks[i]);
+	if (call->allocated) {
+		free(call->socks);
+		free(call->pfd);
+		free(call->armed);
+		free(call->sleepers);
+	}
+	errno = err;
+}
+
+/* What @call waits for: the number of its descriptors ready, or -1. */
+static int rs_poll_wait(struct rs_poll_call *call, int timeout)
+{
 	struct timespec start;
 	uint64_t spin_end;
-	bool any = false;
-	int ready = -1;
-	nfds_t i, held = 0;
+	bool any = false, cancellable;
+	int ready;
 
-	if (nfds && !fds)
-		return rs_err(EFAULT);
-	if (nfds > RS_POLL_ON_STACK) {
-		socks = calloc(nfds, sizeof(*socks));
-		sl.pfd = calloc(nfds * 2 + 1, sizeof(*sl.pfd));
-		sl.armed = calloc(nfds * 2, sizeof(*sl.armed));
-		sl.sleepers = calloc(nfds, sizeof(*sl.sleepers));
-		if (!socks || !sl.pfd || !sl.armed || !sl.sleepers) {
-			errno = ENOMEM;
-			goto out;
-		}
-	}
 	/* held until rpoll() returns, whoever rclose()s them meanwhile */
-	for (held = 0; held < nfds; held++) {
-		socks[held] = rs_get(fds[held].fd);
-		any = any || socks[held];
+	for (call->held = 0; call->held < call->nfds; call->held++) {
+		call->socks[call->held] = rs_get(call->fds[call->held].fd);
+		any = any || call->socks[call->held];
 	}
 	if (!any) {
-		ready = poll(fds, nfds, timeout);
-		goto out;
+		cancellable = rs_sleep_cancellable_begin();
+		ready = poll(call->fds, call->nfds, timeout);
+		rs_sleep_cancellable_end(cancellable);
+		return ready;
 	}
-	ready = rs_check(fds, nfds, socks);
+	ready = rs_check(call->fds, call->nfds, call->socks);
 	if (ready || !timeout)
-		goto out;
+		return ready;
 	/* as a wait of one rsocket: poll the CQs a moment before sleeping */
 	spin_end = rs_now_us() + RS_SPIN_US;
 	while (!ready && rs_now_us() < spin_end)
-		ready = rs_check(fds, nfds, socks);
+		ready = rs_check(call->fds, call->nfds, call->socks);
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	while (!ready) {
 		int left = -1;
@@ -278,25 +309,48 @@ RDMACHAN_EXPORT int rpoll(struct pollfd *fds, nfds_t nfds, int timeout)
 			if (left <= 0)
 				break;
 		}
-		ready = rs_sleep(fds, nfds, socks, &sl, left);
+		ready = rs_sleep(call, left);
 	}
-out:
-	if (sl.wake_fd >= 0)
-		rs_wake_fd_give(sl.wake_owner, sl.wake_fd);
-	for (i = 0; i < held; i++)
-		rs_put(socks[i]);
-	if (socks != socks_on_stack) {
-		free(socks);
-		free(sl.pfd);
-		free(sl.armed);
-		free(sl.sleepers);
+	return ready;
+}
+
+RDMACHAN_EXPORT int rpoll(struct pollfd *fds, nfds_t nfds, int timeout)
+{
+	RS_CANCEL_OFF(true);
+	struct rsock *socks_on_stack[RS_POLL_ON_STACK];
+	struct pollfd pfd_on_stack[2 * RS_POLL_ON_STACK + 1];
+	int armed_on_stack[2 * RS_POLL_ON_STACK];
+	struct rs_sleeper sleepers_on_stack[RS_POLL_ON_STACK];
+	struct rs_poll_call call = {
+		.fds = fds, .nfds = nfds, .socks = socks_on_stack,
+		.pfd = pfd_on_stack, .armed = armed_on_stack,
+		.sleepers = sleepers_on_stack, .wake_fd = -1,
+	};
+	int ready = -1;
+
+	if (nfds && !fds)
+		return rs_err(EFAULT);
+	if (nfds > RS_POLL_ON_STACK) {
+		call.allocated = true;
+		call.socks = calloc(nfds, sizeof(*call.socks));
+		call.pfd = calloc(nfds * 2 + 1, sizeof(*call.pfd));
+		call.armed = calloc(nfds * 2, sizeof(*call.armed));
+		call.sleepers = calloc(nfds, sizeof(*call.sleepers));
+		if (!call.socks || !call.pfd || !call.armed || !call.sleepers) {
+			rs_poll_end(&call);
+			return rs_err(ENOMEM);
+		}
 	}
+	pthread_cleanup_push(rs_poll_end, &call);
+	ready = rs_poll_wait(&call, timeout);
+	pthread_cleanup_pop(1);
 	return ready;
 }
 
 RDMACHAN_EXPORT int rselect(int nfds, fd_set *readfds, fd_set *writefds,
 			    fd_set *exceptfds, struct timeval *timeout)
 {
+	RS_CANCEL_OFF(true);
 	struct pollfd *fds;
 	int i, n = 0, ret, ms = -1;
 
@@ -321,7 +375,9 @@ RDMACHAN_EXPORT int rselect(int nfds, fd_set *readfds, fd_set *writefds,
 		fds[n].fd = i;
 		fds[n++].events = events;
 	}
+	pthread_cleanup_push(free, fds);
 	ret = rpoll(fds, (nfds_t)n, ms);
+	pthread_cleanup_pop(0);
 	if (ret < 0) {
 		free(fds);
 		return -1;

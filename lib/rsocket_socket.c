@@ -12,6 +12,7 @@
 
 RDMACHAN_EXPORT int rsocket(int domain, int type, int protocol)
 {
+	RS_CANCEL_OFF(true);
 	int kind = type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
 	struct rsock *rs;
 	int fd;
@@ -45,6 +46,7 @@ err:
 
 RDMACHAN_EXPORT int rclose(int socket)
 {
+	RS_CANCEL_OFF(false);
 	/*
 	 * The descriptor is gone at once; the rsocket (and the descriptor's
 	 * number) stays until the calls of other threads using it return.

@@ -371,6 +371,64 @@ static int rs_ms_left(const struct timespec *deadline)
 	return ms < 0 ? 0 : (int)ms;
 }
 
+/* Cleanup handler of the waiter cancelled in its read of the channel. */
+static void rs_waiter_cancelled(void *arg)
+{
+	struct rsock *rs = arg;
+
+	pthread_mutex_lock(&rs->lock);
+	rs->waiting = false;
+	/* the wait goes to another thread */
+	rs_tell_progress(rs);
+	pthread_mutex_unlock(&rs->lock);
+}
+
+/* The waiter's blocking read of @rs's completion channel, @rs unlocked. */
+static int rs_read_cq_event(struct rsock *rs)
+{
+	bool cancellable;
+	struct ibv_cq *cq;
+	int ret, err;
+	void *ctx;
+
+	rs->waiting = true;
+	pthread_mutex_unlock(&rs->lock);
+	pthread_cleanup_push(rs_waiter_cancelled, rs);
+	cancellable = rs_sleep_cancellable_begin();
+	ret = 1;
+	/*
+	 * libibverbs' read of the channel is a cancellation point, the
+	 * module's ioctl is not: in kernel-owned mode the sleep is a poll().
+	 */
+	if (cancellable && !lib_bypass()) {
+		struct pollfd pfd = { .fd = rs->comp->fd, .events = POLLIN };
+
+		ret = poll(&pfd, 1, -1);
+	}
+	if (ret > 0)
+		ret = ibv_get_cq_event(rs->comp, &cq, &ctx) ? -1 : 1;
+	err = errno;
+	rs_sleep_cancellable_end(cancellable);
+	pthread_cleanup_pop(0);
+	pthread_mutex_lock(&rs->lock);
+	rs->waiting = false;
+	errno = err;
+	return ret;
+}
+
+/* Waits, @rs locked, for the waiter to have news. */
+static void rs_wait_for_waiter(struct rsock *rs, uint64_t before)
+{
+	bool cancellable;
+
+	pthread_cleanup_push(rs_unlock_cancelled, rs);
+	cancellable = rs_sleep_cancellable_begin();
+	while (rs->waiting && rs->progress == before)
+		pthread_cond_wait(&rs->progressed, &rs->lock);
+	rs_sleep_cancellable_end(cancellable);
+	pthread_cleanup_pop(0);
+}
+
 /*
  * Waits, with @rs unlocked, for its CQ (or, while connecting or with a
  * time limit, its CM channel) to have something new. A connection that
@@ -381,15 +439,14 @@ static int rs_ms_left(const struct timespec *deadline)
 static int rs_wait(struct rsock *rs, int timeout_ms)
 {
 	bool connected = rs->phase == RS_CONNECTED || rs->phase == RS_DISCONNECTED;
-	struct pollfd pfd[2];
+	struct pollfd pfd[3];
 	uint64_t before = rs->progress;
 	struct ibv_cq *cq;
 	int n = 0, ret, err;
 	void *ctx;
 
 	if (rs->waiting) {
-		while (rs->waiting && rs->progress == before)
-			pthread_cond_wait(&rs->progressed, &rs->lock);
+		rs_wait_for_waiter(rs, before);
 		return 0;
 	}
 	if (rs->cq && !rs->cq_armed) {
@@ -400,10 +457,8 @@ static int rs_wait(struct rsock *rs, int timeout_ms)
 		if (rs->progress != before)
 			return 0;
 	}
-	rs->waiting = true;
-	pthread_mutex_unlock(&rs->lock);
 	if (connected && rs->comp && timeout_ms < 0) {
-		ret = ibv_get_cq_event(rs->comp, &cq, &ctx) ? -1 : 1;
+		ret = rs_read_cq_event(rs);
 		n = 2;
 		pfd[0].revents = 0;
 		pfd[1].revents = ret > 0 ? POLLIN : 0;
@@ -414,14 +469,13 @@ static int rs_wait(struct rsock *rs, int timeout_ms)
 			pfd[n].fd = rs->comp->fd;
 			pfd[n++].events = POLLIN;
 		}
-		ret = poll(pfd, n, timeout_ms);
+		ret = rs_poll_unlocked(rs, pfd, n, timeout_ms, RS_SLEEP_WAITER);
+		/* the waiter no more, but no one reads the channel under us */
 		if (ret > 0 && n > 1 && (pfd[1].revents & POLLIN) &&
 		    ibv_get_cq_event(rs->comp, &cq, &ctx))
 			pfd[1].revents = 0;
 	}
 	err = errno;
-	pthread_mutex_lock(&rs->lock);
-	rs->waiting = false;
 	if (ret > 0 && (pfd[0].revents & POLLIN))
 		rs->cm_pending = true;
 	if (ret > 0 && n > 1 && (pfd[1].revents & POLLIN))

@@ -21,6 +21,7 @@
 #include <rdma/rsocket.h>
 
 #include "cm_test.h"
+#include "rs_threads.h"
 #include "rs_interrupt.h"
 #include "kselftest_harness.h"
 
@@ -477,6 +478,94 @@ TEST_F(pair, rpoll_hears_what_a_reader_took_in)
 	ASSERT_TRUE(rs_wait(self->server, POLLIN) & POLLIN);
 	ASSERT_EQ(1, rrecv(self->server, &rest, 1, 0));
 	ASSERT_EQ('b', rest);
+}
+
+/*
+ * rdmachan only (stock's rsockets keep the locks of a thread cancelled in
+ * them): a thread cancelled asleep in rrecv() or in rpoll() leaves the
+ * rsocket whole. A reader after it sleeps in its place and gets what
+ * comes, and the eventfd rpoll() slept with goes with the rsocket.
+ */
+TEST_F(pair, cancelled_sleepers_leave_the_rsocket_whole)
+{
+	/* static: a thread left asleep would outlive the stack */
+	static struct rs_blocked next;
+	const char *err;
+	int eventfds;
+
+	if (RS_STOCK)
+		SKIP(return, "stock's rsockets keep a cancelled thread's locks");
+	err = rs_cancel_reader_then_poller(self->server, RS_WAIT_MS, &eventfds);
+	ASSERT_TRUE(!err) TH_LOG("%s", err);
+	next.fd = self->server;
+	ASSERT_EQ(0, pthread_create(&next.thread, NULL, rs_blocked_thread,
+				    &next));
+	usleep(300000);
+	ASSERT_EQ(1, rsend(self->client, "a", 1, 0));
+	ASSERT_EQ(0, rs_join_within(next.thread))
+		TH_LOG("rrecv sleeps behind the cancelled reader");
+	ASSERT_EQ(1, next.ret);
+	ASSERT_EQ(0, rclose(self->server));
+	self->server = -1;
+	/* the spare went with the rsocket, not with the cancelled rpoll() */
+	ASSERT_EQ(eventfds - 1, rs_eventfds_below(eventfds));
+}
+
+struct rs_connector {
+	pthread_t thread;
+	int fd;
+	const struct sockaddr_in *where;
+	int ret;
+	int err;
+	volatile bool done;
+};
+
+static void *rs_connect_thread(void *arg)
+{
+	struct rs_connector *c = arg;
+
+	c->ret = rconnect(c->fd, (const struct sockaddr *)c->where,
+			  sizeof(*c->where));
+	c->err = errno;
+	c->done = true;
+	return NULL;
+}
+
+/*
+ * A blocking rconnect() while another thread spins rpoll() on the same
+ * rsocket, which takes in the connect's CM events: the connect still
+ * hears that it is established.
+ */
+TEST_F(pair, rconnect_hears_what_rpoll_took_in)
+{
+	/* static: a thread left asleep would outlive the stack */
+	static struct rs_connector conn;
+	static struct rs_spinner spinner;
+	int accepted, waited;
+
+	conn.fd = rsocket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_LE(0, conn.fd);
+	conn.where = &self->where;
+	conn.done = false;
+	spinner.fd = conn.fd;
+	spinner.stop = false;
+	ASSERT_EQ(0, pthread_create(&spinner.thread, NULL, rs_spin_rpoll,
+				    &spinner));
+	ASSERT_EQ(0, pthread_create(&conn.thread, NULL, rs_connect_thread,
+				    &conn));
+	/* the connect waits for the accept by now */
+	usleep(300000);
+	accepted = raccept(self->listener, NULL, NULL);
+	for (waited = 0; !conn.done && waited < RS_WAIT_MS; waited += 10)
+		usleep(10000);
+	spinner.stop = true;
+	pthread_join(spinner.thread, NULL);
+	ASSERT_LE(0, accepted) TH_LOG("raccept: %s", strerror(errno));
+	rclose(accepted);
+	ASSERT_TRUE(conn.done) TH_LOG("rconnect still sleeps");
+	pthread_join(conn.thread, NULL);
+	ASSERT_EQ(0, conn.ret) TH_LOG("rconnect: %s", strerror(conn.err));
+	rclose(conn.fd);
 }
 
 /* A signal ends a blocking rrecv() with EINTR; the stream goes on. */

@@ -4,8 +4,9 @@
  * the guest's rxe device: echoes, sizes up to the largest datagram (over
  * the path MTU they go over UDP), truncation and peeking, nonblocking
  * calls, rpoll over rsockets and a pipe, several peers of one rsocket,
- * unbound senders, rconnect(AF_UNSPEC), shutdown, a signal in a blocking
- * read and bad arguments. Built against the stock
+ * unbound senders, rconnect(AF_UNSPEC), shutdown, a signal or a cancel
+ * in a blocking read and bad arguments.
+ * Built against the stock
  * librdmacm too (make selftests-stock): stock's datagram rsockets cannot
  * run on a RoCE port at all (their loopback address handle has no GRH,
  * which RoCE refuses), so that build holds only the case checking it.
@@ -18,6 +19,7 @@
 #include <rdma/rsocket.h>
 
 #include "cm_test.h"
+#include "rs_threads.h"
 #include "rs_interrupt.h"
 #include "kselftest_harness.h"
 
@@ -464,24 +466,6 @@ TEST_F(dgram, bad_arguments)
 	EXPECT_EQ(EOPNOTSUPP, errno);
 }
 
-struct dg_spinner {
-	pthread_t thread;
-	int fd;
-	volatile bool stop;
-};
-
-static void *dg_spin_rpoll(void *arg)
-{
-	struct dg_spinner *s = arg;
-
-	while (!s->stop) {
-		struct pollfd pfd = { .fd = s->fd, .events = POLLOUT };
-
-		rpoll(&pfd, 1, 0);
-	}
-	return NULL;
-}
-
 /*
  * rpoll() in one thread takes in the datagram (over UDP, the first) that
  * a blocking rrecv() in another sleeps on: the reader still gets it.
@@ -490,7 +474,7 @@ TEST_F(dgram, rpoll_leaves_a_blocked_reader_its_datagram)
 {
 	/* static: a thread left asleep would outlive the stack */
 	static struct rs_interrupted reader;
-	static struct dg_spinner spinner;
+	static struct rs_spinner spinner;
 	pthread_t thread;
 	int waited;
 
@@ -500,7 +484,7 @@ TEST_F(dgram, rpoll_leaves_a_blocked_reader_its_datagram)
 	spinner.stop = false;
 	ASSERT_EQ(0, pthread_create(&thread, NULL, rs_interrupted_recv,
 				    &reader));
-	ASSERT_EQ(0, pthread_create(&spinner.thread, NULL, dg_spin_rpoll,
+	ASSERT_EQ(0, pthread_create(&spinner.thread, NULL, rs_spin_rpoll,
 				    &spinner));
 	/* the reader is asleep by now */
 	usleep(300000);
@@ -512,6 +496,37 @@ TEST_F(dgram, rpoll_leaves_a_blocked_reader_its_datagram)
 	ASSERT_TRUE(reader.done) TH_LOG("rrecv still sleeps");
 	pthread_join(thread, NULL);
 	ASSERT_EQ(1, reader.ret);
+}
+
+/*
+ * A thread cancelled asleep in rrecv() or in rpoll() leaves the rsocket
+ * whole: a reader after it sleeps in the waiter's place and gets the next
+ * datagram, and the eventfd they slept with goes with the rsocket.
+ */
+TEST_F(dgram, cancelled_sleepers_leave_the_rsocket_whole)
+{
+	/* static: a thread left asleep would outlive the stack */
+	static struct rs_interrupted next;
+	const char *err;
+	pthread_t thread;
+	int eventfds, waited;
+
+	err = rs_cancel_reader_then_poller(self->server, RS_WAIT_MS, &eventfds);
+	ASSERT_TRUE(!err) TH_LOG("%s", err);
+	next.fd = self->server;
+	next.done = false;
+	ASSERT_EQ(0, pthread_create(&thread, NULL, rs_interrupted_recv,
+				    &next));
+	usleep(300000);
+	ASSERT_EQ(1, rsend(self->client, "a", 1, 0));
+	for (waited = 0; !next.done && waited < RS_WAIT_MS; waited += 10)
+		usleep(10000);
+	ASSERT_TRUE(next.done) TH_LOG("rrecv sleeps behind the cancelled reader");
+	pthread_join(thread, NULL);
+	ASSERT_EQ(1, next.ret);
+	ASSERT_EQ(0, rclose(self->server));
+	self->server = -1;
+	ASSERT_EQ(eventfds - 1, rs_eventfds_below(eventfds));
 }
 
 /*
