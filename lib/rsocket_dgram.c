@@ -249,6 +249,30 @@ static bool rs_dg_same_addr(const struct sockaddr *a, const struct sockaddr *b)
 	return false;
 }
 
+/*
+ * @a, or the IPv4 address it maps when it is a v4-mapped IPv6 one (how a
+ * dual-stack AF_INET6 rsocket names an IPv4 peer, as a UDP socket does):
+ * the RDMA side (the QP's bind, address resolution, the header on the
+ * wire) knows IPv4 addresses in that form only.
+ */
+static void rs_dg_unmap(const struct sockaddr *a,
+			struct sockaddr_storage *out)
+{
+	const struct sockaddr_in6 *sin6 = (const void *)a;
+	struct sockaddr_in *sin = (void *)out;
+
+	memset(out, 0, sizeof(*out));
+	if (a->sa_family != AF_INET6 ||
+	    !IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr)) {
+		memcpy(out, a, a->sa_family == AF_INET6 ? sizeof(*sin6) :
+							  sizeof(*sin));
+		return;
+	}
+	sin->sin_family = AF_INET;
+	sin->sin_port = sin6->sin6_port;
+	memcpy(&sin->sin_addr, &sin6->sin6_addr.s6_addr[12], 4);
+}
+
 static bool rs_dg_any_addr(const struct sockaddr *a)
 {
 	if (a->sa_family == AF_INET)
@@ -308,7 +332,7 @@ struct rs_dg_dest *rs_dg_dest_for(struct rsock *rs, const struct sockaddr *to,
 				  socklen_t tolen)
 {
 	struct rs_dgram *dg = rs->dg;
-	struct sockaddr_storage src;
+	struct sockaddr_storage src, local;
 	struct rs_dg_dest *dest;
 	struct rs_dg_qp *qp;
 	socklen_t len;
@@ -328,12 +352,13 @@ struct rs_dg_dest *rs_dg_dest_for(struct rsock *rs, const struct sockaddr *to,
 			return dest;
 	if (rs_dg_source(rs, to, len, &src))
 		return NULL;
+	rs_dg_unmap((struct sockaddr *)&src, &local);
 	for (qp = dg->qps; qp; qp = qp->next)
 		if (rs_dg_same_addr(rdma_get_local_addr(qp->id),
-				    (struct sockaddr *)&src))
+				    (struct sockaddr *)&local))
 			break;
 	if (!qp)
-		qp = rs_dg_create_qp(rs, (struct sockaddr *)&src);
+		qp = rs_dg_create_qp(rs, (struct sockaddr *)&local);
 	if (!qp)
 		return NULL;
 	dest = calloc(1, sizeof(*dest));
@@ -380,7 +405,7 @@ static int rs_dg_sgid_index(struct rs_dg_qp *qp, const union ibv_gid *gid,
 int rs_dg_make_ah(struct rs_dg_dest *dest, uint32_t qpn)
 {
 	struct rs_dg_qp *qp = dest->qp;
-	struct sockaddr_storage src;
+	struct sockaddr_storage src, dst;
 	struct ibv_sa_path_rec *path;
 	struct ibv_port_attr port;
 	struct ibv_ah_attr attr;
@@ -392,8 +417,9 @@ int rs_dg_make_ah(struct rs_dg_dest *dest, uint32_t qpn)
 		return -1;
 	memcpy(&src, rdma_get_local_addr(qp->id), sizeof(src));
 	((struct sockaddr_in *)&src)->sin_port = 0;
+	rs_dg_unmap((struct sockaddr *)&dest->addr, &dst);
 	if (rdma_resolve_addr(id, (struct sockaddr *)&src,
-			      (struct sockaddr *)&dest->addr, RS_DG_RESOLVE_MS) ||
+			      (struct sockaddr *)&dst, RS_DG_RESOLVE_MS) ||
 	    rdma_resolve_route(id, RS_DG_RESOLVE_MS) ||
 	    ibv_query_port(qp->id->verbs, qp->id->port_num, &port))
 		goto out;

@@ -67,7 +67,10 @@ static bool rs_dg_udp_valid(const struct rs_udp_wire_hdr *hdr, ssize_t len,
 	if (len < (ssize_t)RS_UDP_HDR_V4 || hdr->tag != htobe32(RS_UDP_TAG))
 		return false;
 	if (hdr->version == 4)
-		return from->sa_family == AF_INET &&
+		return (from->sa_family == AF_INET ||
+			(from->sa_family == AF_INET6 &&
+			 IN6_IS_ADDR_V4MAPPED(&((const struct sockaddr_in6 *)
+						from)->sin6_addr))) &&
 		       hdr->length == RS_UDP_HDR_V4;
 	return hdr->version == 6 && from->sa_family == AF_INET6 &&
 	       hdr->length == RS_UDP_HDR_V6 && len >= (ssize_t)RS_UDP_HDR_V6;
@@ -389,11 +392,22 @@ ssize_t rs_dg_sendv(struct rsock *rs, const struct iovec *iov, int iovcnt,
 	return (ssize_t)total;
 }
 
-static void rs_dg_set_from(const struct rs_dg_wire_hdr *hdr,
+/* The sender of @hdr, an IPv4 one v4-mapped for an AF_INET6 rsocket. */
+static void rs_dg_set_from(const struct rsock *rs,
+			   const struct rs_dg_wire_hdr *hdr,
 			   struct sockaddr_storage *from, socklen_t *fromlen)
 {
 	memset(from, 0, sizeof(*from));
-	if (hdr->version == 4) {
+	if (hdr->version == 4 && rs->domain == AF_INET6) {
+		struct sockaddr_in6 *sin6 = (void *)from;
+
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = hdr->port;
+		sin6->sin6_addr.s6_addr[10] = 0xff;
+		sin6->sin6_addr.s6_addr[11] = 0xff;
+		memcpy(&sin6->sin6_addr.s6_addr[12], &hdr->addr.ipv4, 4);
+		*fromlen = sizeof(*sin6);
+	} else if (hdr->version == 4) {
 		struct sockaddr_in *sin = (void *)from;
 
 		sin->sin_family = AF_INET;
@@ -444,7 +458,7 @@ static size_t rs_dg_take(struct rsock *rs, struct rs_iter *it, size_t total,
 		if (len > total)
 			len = total;
 		rs_iter_copy(it, slot + hdr->length, len, false);
-		rs_dg_set_from(hdr, from, fromlen);
+		rs_dg_set_from(rs, hdr, from, fromlen);
 		if (!peek) {
 			rs_dg_post_recv(rs, r->qp, r->offset);
 			dg->head = (dg->head + 1) % (rs->rq_size + 1);

@@ -4,8 +4,8 @@
  * the guest's rxe device: echoes, sizes up to the largest datagram (over
  * the path MTU they go over UDP), truncation and peeking, nonblocking
  * calls, rpoll over rsockets and a pipe, several peers of one rsocket,
- * unbound senders, rconnect(AF_UNSPEC), shutdown, a signal or a cancel
- * in a blocking read and bad arguments.
+ * unbound senders, v4-mapped peers of an IPv6 rsocket, rconnect(AF_UNSPEC),
+ * shutdown, a signal or a cancel in a blocking read and bad arguments.
  * Built against the stock
  * librdmacm too (make selftests-stock): stock's datagram rsockets cannot
  * run on a RoCE port at all (their loopback address handle has no GRH,
@@ -496,6 +496,89 @@ TEST_F(dgram, rpoll_leaves_a_blocked_reader_its_datagram)
 	ASSERT_TRUE(reader.done) TH_LOG("rrecv still sleeps");
 	pthread_join(thread, NULL);
 	ASSERT_EQ(1, reader.ret);
+}
+
+/* Waits up to RS_WAIT_MS for a datagram to an IPv6 rsocket, then takes it. */
+static ssize_t dg_recv6(int fd, void *buf, size_t len,
+			struct sockaddr_in6 *from)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	socklen_t fromlen = sizeof(*from);
+	ssize_t ret;
+
+	if (rpoll(&pfd, 1, RS_WAIT_MS) != 1)
+		return -2;
+	ret = rrecvfrom(fd, buf, len, MSG_DONTWAIT, (struct sockaddr *)from,
+			&fromlen);
+	return ret >= 0 && fromlen != sizeof(*from) ? -3 : ret;
+}
+
+static void dg_map(struct sockaddr_in6 *to, const struct sockaddr_in *from)
+{
+	memset(to, 0, sizeof(*to));
+	to->sin6_family = AF_INET6;
+	to->sin6_port = from->sin_port;
+	to->sin6_addr.s6_addr[10] = 0xff;
+	to->sin6_addr.s6_addr[11] = 0xff;
+	memcpy(&to->sin6_addr.s6_addr[12], &from->sin_addr, 4);
+}
+
+/*
+ * A dual-stack AF_INET6 rsocket names an IPv4 peer v4-mapped
+ * (::ffff:a.b.c.d), as a UDP socket does, and the peer names it by its
+ * IPv4 address: datagrams go both ways, over UDP first and then over UD,
+ * whichever end speaks first.
+ */
+TEST_F(dgram, v4_mapped_peers)
+{
+	struct sockaddr_in6 mapped, from6, any6 = { .sin6_family = AF_INET6 };
+	struct sockaddr_in from4, six_addr;
+	socklen_t len = sizeof(six_addr);
+	int six = rsocket(AF_INET6, SOCK_DGRAM, 0);
+	char c;
+	int i;
+
+	ASSERT_LE(0, six);
+	/* the IPv6 end speaks first, to the IPv4 server */
+	dg_map(&mapped, &self->server_addr);
+	for (i = 0; i < 20; i++) {
+		ASSERT_EQ(1, rsendto(six, "a", 1, 0, (struct sockaddr *)&mapped,
+				     sizeof(mapped)))
+			TH_LOG("rsendto %d: %s", i, strerror(errno));
+		ASSERT_EQ(1, dg_recv(self->server, &c, 1, &from4));
+		ASSERT_EQ(AF_INET, from4.sin_family);
+		ASSERT_EQ(1, rsendto(self->server, "b", 1, 0,
+				     (struct sockaddr *)&from4, sizeof(from4)));
+		ASSERT_EQ(1, dg_recv6(six, &c, 1, &from6));
+		ASSERT_EQ('b', c);
+		ASSERT_EQ(AF_INET6, from6.sin6_family);
+		ASSERT_EQ(mapped.sin6_port, from6.sin6_port);
+		ASSERT_EQ(0, memcmp(&mapped.sin6_addr, &from6.sin6_addr, 16));
+	}
+	ASSERT_EQ(0, rclose(six));
+
+	/* the IPv4 end speaks first, to an IPv6 rsocket bound to any */
+	six = rsocket(AF_INET6, SOCK_DGRAM, 0);
+	ASSERT_LE(0, six);
+	ASSERT_EQ(0, rbind(six, (struct sockaddr *)&any6, sizeof(any6)));
+	ASSERT_EQ(0, rgetsockname(six, (struct sockaddr *)&any6, &len));
+	cm_sockaddr(&six_addr, cm_test_addr(), any6.sin6_port);
+	for (i = 0; i < 20; i++) {
+		ASSERT_EQ(1, rsendto(self->server, "c", 1, 0,
+				     (struct sockaddr *)&six_addr,
+				     sizeof(six_addr)))
+			TH_LOG("rsendto %d: %s", i, strerror(errno));
+		ASSERT_EQ(1, dg_recv6(six, &c, 1, &from6));
+		dg_map(&mapped, &self->server_addr);
+		ASSERT_EQ(0, memcmp(&mapped.sin6_addr, &from6.sin6_addr, 16));
+		ASSERT_EQ(mapped.sin6_port, from6.sin6_port);
+		ASSERT_EQ(1, rsendto(six, "d", 1, 0, (struct sockaddr *)&from6,
+				     sizeof(from6)));
+		ASSERT_EQ(1, dg_recv(self->server, &c, 1, &from4));
+		ASSERT_EQ('d', c);
+		ASSERT_TRUE(dg_same(&from4, &six_addr));
+	}
+	ASSERT_EQ(0, rclose(six));
 }
 
 /*
