@@ -195,6 +195,18 @@ where_stuck() {
 	done
 }
 
+# stuck_watch PID SECONDS: where PID (a client under timeout(1)) is
+# stuck, if it still runs after SECONDS, before its time limit ends it
+stuck_watch() {
+	trap 'kill "$sw_sleep" 2>/dev/null; exit 0' TERM
+	sleep "$2" &
+	sw_sleep=$!
+	wait "$sw_sleep"
+	kill -0 "$1" 2>/dev/null || exit 0
+	echo "# the client still runs after $2 s:"
+	where_stuck "$1"
+}
+
 log_has() {
 	grep -qF -- "$1" "$work/server.log"
 }
@@ -238,8 +250,14 @@ pair() {
 	p_runs=0
 	while :; do
 		# shellcheck disable=SC2086
-		on "$2" timeout -k 5 "$limit" stdbuf -oL $5 >>"$work/client.log" 2>&1
+		on "$2" timeout -k 5 "$limit" stdbuf -oL $5 >>"$work/client.log" 2>&1 &
+		cli_pid=$!
+		stuck_watch "$cli_pid" $((limit - 10)) &
+		p_watch=$!
+		wait "$cli_pid"
 		cli_rc=$?
+		kill "$p_watch" 2>/dev/null
+		wait "$p_watch"
 		p_runs=$((p_runs + 1))
 		if [ $cli_rc -ne 0 ] || [ $p_runs -ge "$client_runs" ]; then
 			break

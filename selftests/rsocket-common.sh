@@ -6,13 +6,17 @@
 # tap.sh and compat-common.sh.
 #
 # rdma-core's rsockets register a calloc()ed receive buffer of twice
-# SO_RCVBUF (1 MB for rstream); one that glibc places page-aligned spans
-# 256 pages, where 6.1's rxe reads past the MR's page map (KASAN:
-# slab-out-of-bounds in rxe_mr_copy; compatibility.md). A fixed mmap
-# threshold puts every such buffer 16 bytes into a fresh mapping instead.
+# SO_RCVBUF (1 MB for rstream's default); one that glibc places
+# page-aligned spans 256 pages, where 6.1's rxe reads past the MR's page
+# map (KASAN: slab-out-of-bounds in rxe_mr_copy; compatibility.md). A
+# fixed mmap threshold makes that rarer but did not prevent it, so rstream
+# and riostream run with -B 500000: a 1,000,000-byte buffer spans 245 or
+# 246 pages wherever it lies; the threshold stays for the programs
+# without such an option.
 # rdmachan's rsockets register a page more and need none of this.
 MALLOC_MMAP_THRESHOLD_=131072
 export MALLOC_MMAP_THRESHOLD_
+rs_buffer="-B 500000"
 preload=
 for p in /usr/lib/*/rsocket/librspreload.so /usr/lib/rsocket/librspreload.so; do
 	[ -r "$p" ] && preload=$p && break
@@ -33,8 +37,9 @@ rs_results() {
 t_rstream() {
 	port=$((7480 + ${rs_case:=0}))
 	rs_case=$((rs_case + 1))
-	pair "$1" "$2" "cm_listening $port" "$3 -b $addr -p $port -C $4 $5" \
-		"$3 -s $addr -p $port -C $4 $5" || return 1
+	pair "$1" "$2" "cm_listening $port" \
+		"$3 -b $addr -p $port -C $4 $rs_buffer $5" \
+		"$3 -s $addr -p $port -C $4 $rs_buffer $5" || return 1
 	statuses 0 0 || return 1
 	rs_results "$work/server.log" "$4" && rs_results "$work/client.log" "$4" ||
 		{ show "$work/server.log"; show "$work/client.log"; return 1; }
@@ -103,9 +108,13 @@ udp_bound() {
 # takes the late answer for a reason to resend the next, so a guest too
 # slow for a while can keep it resending until its time limit.
 t_udpong() {
+	# a port of its own: a server still leaving on the last one's port
+	# would pass for this one's, and its going refuse the client
+	port=$((7495 + ${ud_case:=0}))
+	ud_case=$((ud_case + 1))
 	persistent_server=1
-	pair r r "udp_bound 7493" "udpong -b $addr -p 7493 $2" \
-		"udpong -s $addr -p 7493 -C $1 $2"
+	pair r r "udp_bound $port" "udpong -b $addr -p $port $2" \
+		"udpong -s $addr -p $port -C $1 $2"
 	rc=$?
 	persistent_server=
 	[ $rc -eq 0 ] && statuses 0 0 || return 1
