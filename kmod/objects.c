@@ -147,7 +147,9 @@ void rdmachan_objects_release(struct rdmachan_file *file)
 	unsigned long handle;
 
 	xa_for_each(&file->objects, handle, obj) {
-		xa_erase(&file->objects, handle);
+		/* the handle's reference is whoever's erase returns it */
+		if (xa_erase(&file->objects, handle) != obj)
+			continue;
 		rdmachan_object_destroy(obj, false);
 		rdmachan_object_put(obj);
 	}
