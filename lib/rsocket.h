@@ -362,6 +362,7 @@ void rs_wake_sleepers(struct rsock *rs);
 void rs_tell_progress(struct rsock *rs);
 int rs_wake_fd_take(struct rsock *rs);
 void rs_wake_fd_give(struct rsock *rs, int fd);
+void rs_wait_for_waiter(struct rsock *rs);
 
 /* rs_poll_unlocked()'s flags */
 #define RS_SLEEP_WAITER		0x1	/* the caller is @rs's one waiter */
@@ -374,7 +375,6 @@ int rs_cancel_off(bool cancellable);
 void rs_cancel_restore(int *unused);
 bool rs_sleep_cancellable_begin(void);
 void rs_sleep_cancellable_end(bool began);
-void rs_unlock_cancelled(void *rs);
 
 /*
  * The first line of an exported rsocket call: no cancellation in it but

@@ -53,9 +53,3 @@ void rs_sleep_cancellable_end(bool began)
 	if (began)
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
 }
-
-/* Cleanup handler of a sleep in pthread_cond_wait(): it relocked @rs. */
-void rs_unlock_cancelled(void *rs)
-{
-	pthread_mutex_unlock(&((struct rsock *)rs)->lock);
-}

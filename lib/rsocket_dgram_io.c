@@ -281,7 +281,6 @@ int rs_dg_wait(struct rsock *rs, bool (*ready)(struct rsock *rs),
 	while (!ready(rs)) {
 		struct pollfd pfd[2] = { { .fd = rs->dg->epfd,
 					   .events = POLLIN } };
-		bool cancellable;
 		int ret, err;
 
 		if (nonblock)
@@ -291,11 +290,7 @@ int rs_dg_wait(struct rsock *rs, bool (*ready)(struct rsock *rs),
 			continue;
 		}
 		if (rs->waiting) {
-			pthread_cleanup_push(rs_unlock_cancelled, rs);
-			cancellable = rs_sleep_cancellable_begin();
-			pthread_cond_wait(&rs->progressed, &rs->lock);
-			rs_sleep_cancellable_end(cancellable);
-			pthread_cleanup_pop(0);
+			rs_wait_for_waiter(rs);
 			rs_dg_progress(rs, false);
 			continue;
 		}

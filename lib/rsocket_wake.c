@@ -105,6 +105,29 @@ void rs_wake_fd_give(struct rsock *rs, int fd)
 	pthread_mutex_unlock(&rs->lock);
 }
 
+/* Cleanup handler of a sleep in pthread_cond_wait(): it relocked @rs. */
+static void rs_unlock_cancelled(void *rs)
+{
+	pthread_mutex_unlock(&((struct rsock *)rs)->lock);
+}
+
+/*
+ * With @rs locked: waits for the one thread asleep on its channels (the
+ * waiter) to tell of progress, or to stop waiting; a cancellation point.
+ */
+void rs_wait_for_waiter(struct rsock *rs)
+{
+	uint64_t before = rs->progress;
+	bool cancellable;
+
+	pthread_cleanup_push(rs_unlock_cancelled, rs);
+	cancellable = rs_sleep_cancellable_begin();
+	while (rs->waiting && rs->progress == before)
+		pthread_cond_wait(&rs->progressed, &rs->lock);
+	rs_sleep_cancellable_end(cancellable);
+	pthread_cleanup_pop(0);
+}
+
 /* One sleep of rs_poll_unlocked(). */
 struct rs_nap {
 	struct rsock *rs;

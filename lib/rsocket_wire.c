@@ -416,19 +416,6 @@ static int rs_read_cq_event(struct rsock *rs)
 	return ret;
 }
 
-/* Waits, @rs locked, for the waiter to have news. */
-static void rs_wait_for_waiter(struct rsock *rs, uint64_t before)
-{
-	bool cancellable;
-
-	pthread_cleanup_push(rs_unlock_cancelled, rs);
-	cancellable = rs_sleep_cancellable_begin();
-	while (rs->waiting && rs->progress == before)
-		pthread_cond_wait(&rs->progressed, &rs->lock);
-	rs_sleep_cancellable_end(cancellable);
-	pthread_cleanup_pop(0);
-}
-
 /*
  * Waits, with @rs unlocked, for its CQ (or, while connecting or with a
  * time limit, its CM channel) to have something new. A connection that
@@ -446,7 +433,7 @@ static int rs_wait(struct rsock *rs, int timeout_ms)
 	void *ctx;
 
 	if (rs->waiting) {
-		rs_wait_for_waiter(rs, before);
+		rs_wait_for_waiter(rs);
 		return 0;
 	}
 	if (rs->cq && !rs->cq_armed) {
