@@ -131,6 +131,20 @@ int rdmachan_cmd_resolve_addr(struct rdmachan_call *call, void *arg)
 	return ret;
 }
 
+/*
+ * The CM files a RoCE id with a route in a tree keyed by interface and
+ * destination, where an AF_IB destination is unequal even to itself: the
+ * id would stay filed after it is freed. Its route needs an interface,
+ * which an AF_IB id has only when a failed bind left one, so refusing it
+ * as the CM does without one changes no working program.
+ */
+static bool rdmachan_cm_route_unfilable(const struct rdma_cm_id *cm_id)
+{
+	return cm_id->route.addr.dst_addr.ss_family == AF_IB &&
+	       cm_id->device &&
+	       rdma_protocol_roce(cm_id->device, cm_id->port_num);
+}
+
 int rdmachan_cmd_resolve_route(struct rdmachan_call *call, void *arg)
 {
 	struct rdmachan_resolve_route *cmd = arg;
@@ -149,12 +163,17 @@ int rdmachan_cmd_resolve_route(struct rdmachan_call *call, void *arg)
 	 * be resolved on no device (a NULL dereference in the CM).
 	 */
 	rdma_lock_handler(id->cm_id);
+	if (rdmachan_cm_route_unfilable(id->cm_id)) {
+		ret = -ENODEV;
+		goto out;
+	}
 	old = rdmachan_cm_id_begin_state(id, RDMACHAN_ID_RESOLVING_ROUTE);
 	ret = rdma_resolve_route(id->cm_id, cmd->timeout_ms);
 	rdmachan_cm_id_end_state(id, old, RDMACHAN_ID_RESOLVING_ROUTE, ret);
-	rdma_unlock_handler(id->cm_id);
 	if (!ret)
 		WRITE_ONCE(id->addr_fixed, true);
+out:
+	rdma_unlock_handler(id->cm_id);
 	rdmachan_cm_id_unlock(id);
 	return ret;
 }

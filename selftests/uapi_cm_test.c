@@ -12,6 +12,8 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include <infiniband/ib.h>
+
 #include "rdmachan_cm_raw.h"
 #include "kselftest_harness.h"
 
@@ -216,6 +218,40 @@ TEST_F(cm, resolve_addr_past_its_state_changes_nothing)
 	EXPECT_EQ(0, raw_destroy(self->fd, self->client));
 	ASSERT_EQ(0, raw_route_to(self->fd, self->port, &third));
 	EXPECT_EQ(0, raw_destroy(self->fd, third));
+}
+
+/*
+ * A bind refused for its port leaves the id the interface of its address
+ * in the CM, and an AF_IB destination then resolves on rxe. The CM would
+ * file that id's RoCE route in a tree where an AF_IB destination is never
+ * found again, and the next route resolution would read the id after it
+ * is freed: the route is refused as the CM refuses it without the
+ * interface, and routes go on being resolved.
+ */
+TEST_F(cm, af_ib_route_on_roce_is_enodev)
+{
+	struct rdmachan_resolve_addr cmd = {
+		.size = sizeof(cmd), .timeout_ms = 2000,
+	};
+	struct sockaddr_ib *dst = (struct sockaddr_ib *)&cmd.dst_addr;
+	__u32 id = 0, next = 0;
+
+	ASSERT_EQ(0, raw_create_id(self->fd, RDMA_PS_TCP, 9, &id));
+	ASSERT_EQ(EADDRINUSE, raw_bind(self->fd, id, self->port, NULL));
+	dst->sib_family = AF_IB;
+	dst->sib_pkey = htons(0xffff);
+	dst->sib_addr.sib_raw[0] = 0xfe;
+	dst->sib_addr.sib_raw[1] = 0x80;
+	dst->sib_addr.sib_raw[15] = 1;
+	cmd.handle = id;
+	ASSERT_EQ(0, ioctl(self->fd, RDMACHAN_IOC_RESOLVE_ADDR, &cmd));
+	ASSERT_EQ(0, raw_expect(self->fd, id, RDMA_CM_EVENT_ADDR_RESOLVED,
+				NULL));
+	EXPECT_EQ(ENODEV, raw_id_cmd(self->fd, RDMACHAN_IOC_RESOLVE_ROUTE, id,
+				     2000));
+	EXPECT_EQ(0, raw_destroy(self->fd, id));
+	ASSERT_EQ(0, raw_route_to(self->fd, self->port, &next));
+	EXPECT_EQ(0, raw_destroy(self->fd, next));
 }
 
 TEST_F(cm, bind_reports_address_and_device)
