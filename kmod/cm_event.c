@@ -27,6 +27,7 @@ void rdmachan_cm_queue(struct rdmachan_file *file,
 		rdmachan_cm_id_event_state(entry->id, type);
 	spin_lock(&file->events_lock);
 	list_add_tail(&entry->list, &file->events);
+	list_add_tail(&entry->id_entry, &entry->id->queued);
 	/* Whoever sees the resolution over finds its event queued. */
 	if (type == RDMA_CM_EVENT_ADDR_RESOLVED ||
 	    type == RDMA_CM_EVENT_ADDR_ERROR)
@@ -56,39 +57,53 @@ static void rdmachan_cm_event_free(struct rdmachan_cm_event_entry *entry)
 	rdmachan_count_dec(RDMACHAN_COUNT_CM_EVENTS);
 }
 
+/* Off both queues, onto @dropped; under the file's events_lock. */
+static void rdmachan_cm_unqueue(struct rdmachan_cm_event_entry *entry,
+				struct list_head *dropped)
+{
+	list_del_init(&entry->id_entry);
+	list_move_tail(&entry->list, dropped);
+}
+
+static void rdmachan_cm_free_dropped(struct list_head *dropped)
+{
+	struct rdmachan_cm_event_entry *entry, *tmp;
+
+	list_for_each_entry_safe(entry, tmp, dropped, list)
+		rdmachan_cm_event_free(entry);
+}
+
 /* After the join was left: its unread events go. */
 void rdmachan_cm_drop_mcast_events(struct rdmachan_mcast *mc)
 {
-	struct rdmachan_file *file = mc->id->file;
 	struct rdmachan_cm_event_entry *entry, *tmp;
+	struct rdmachan_cm_id *id = mc->id;
 	LIST_HEAD(dropped);
 
-	spin_lock(&file->events_lock);
-	list_for_each_entry_safe(entry, tmp, &file->events, list)
+	/* The id's lock holds off a migrate: its file keeps the events. */
+	mutex_lock(&id->lock);
+	spin_lock(&id->file->events_lock);
+	list_for_each_entry_safe(entry, tmp, &id->queued, id_entry)
 		if (entry->mcast == mc)
-			list_move_tail(&entry->list, &dropped);
-	spin_unlock(&file->events_lock);
-
-	list_for_each_entry_safe(entry, tmp, &dropped, list)
-		rdmachan_cm_event_free(entry);
+			rdmachan_cm_unqueue(entry, &dropped);
+	spin_unlock(&id->file->events_lock);
+	mutex_unlock(&id->lock);
+	rdmachan_cm_free_dropped(&dropped);
 }
 
 /* After its kernel id is gone: the id's unread events go, none come. */
 void rdmachan_cm_drop_events(struct rdmachan_cm_id *id)
 {
-	struct rdmachan_file *file = id->file;
 	struct rdmachan_cm_event_entry *entry, *tmp;
+	struct rdmachan_file *file = id->file;
 	LIST_HEAD(dropped);
 
 	spin_lock(&file->events_lock);
 	id->dead = true;
-	list_for_each_entry_safe(entry, tmp, &file->events, list)
-		if (entry->id == id)
-			list_move_tail(&entry->list, &dropped);
+	list_for_each_entry_safe(entry, tmp, &id->queued, id_entry)
+		rdmachan_cm_unqueue(entry, &dropped);
 	spin_unlock(&file->events_lock);
-
-	list_for_each_entry_safe(entry, tmp, &dropped, list)
-		rdmachan_cm_event_free(entry);
+	rdmachan_cm_free_dropped(&dropped);
 }
 
 bool rdmachan_cm_events_pending(struct rdmachan_file *file)
@@ -132,8 +147,10 @@ static void rdmachan_cm_requeue(struct rdmachan_file *file,
 	spin_lock(&file->events_lock);
 	rdmachan_cm_account(entry, -1);
 	dead = entry->id->dead;
-	if (!dead)
+	if (!dead) {
 		list_add(&entry->list, &file->events);
+		list_add(&entry->id_entry, &entry->id->queued);
+	}
 	spin_unlock(&file->events_lock);
 	if (dead)
 		rdmachan_cm_event_free(entry);
@@ -150,6 +167,7 @@ rdmachan_cm_take_first(struct rdmachan_file *file)
 					 struct rdmachan_cm_event_entry, list);
 	if (entry) {
 		list_del_init(&entry->list);
+		list_del_init(&entry->id_entry);
 		/*
 		 * Named and counted while still on this file's queue: a
 		 * migrate of the id waits for an event being read.
@@ -355,10 +373,10 @@ void rdmachan_cm_file_release(struct rdmachan_file *file)
 	LIST_HEAD(dropped);
 
 	spin_lock(&file->events_lock);
-	list_splice_init(&file->events, &dropped);
+	list_for_each_entry_safe(entry, tmp, &file->events, list)
+		rdmachan_cm_unqueue(entry, &dropped);
 	spin_unlock(&file->events_lock);
-	list_for_each_entry_safe(entry, tmp, &dropped, list)
-		rdmachan_cm_event_free(entry);
+	rdmachan_cm_free_dropped(&dropped);
 
 	xa_for_each(&file->delivered, handle, entry)
 		rdmachan_cm_acked(xa_erase(&file->delivered, handle));

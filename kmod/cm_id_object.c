@@ -116,6 +116,7 @@ struct rdmachan_cm_id *rdmachan_cm_id_alloc(struct rdmachan_file *file)
 	spin_lock_init(&id->ack_lock);
 	init_waitqueue_head(&id->ack_wait);
 	INIT_LIST_HEAD(&id->mcasts);
+	INIT_LIST_HEAD(&id->queued);
 	id->state = RDMACHAN_ID_IDLE;
 	return id;
 }

@@ -27,7 +27,7 @@ static int rdmachan_migrate_move(struct rdmachan_cm_id *id,
 				 struct rdmachan_file *old_file, u32 old_handle,
 				 struct rdmachan_file *new_file, u32 new_handle)
 {
-	struct rdmachan_cm_event_entry *entry, *tmp;
+	struct rdmachan_cm_event_entry *entry;
 
 	lockdep_assert_held(&id->request_lock);
 	lockdep_assert_held(&old_file->events_lock);
@@ -36,8 +36,8 @@ static int rdmachan_migrate_move(struct rdmachan_cm_id *id,
 	if (READ_ONCE(id->unacked) || !list_empty(&id->mcasts))
 		return -EBUSY;
 	/* Requests would name a new id of the old file. */
-	list_for_each_entry(entry, &old_file->events, list)
-		if (entry->id == id && entry->new_id)
+	list_for_each_entry(entry, &id->queued, id_entry)
+		if (entry->new_id)
 			return -EBUSY;
 	/* A destroy on the old file may have taken the handle first. */
 	if (xa_cmpxchg(&old_file->objects, old_handle, &id->obj, NULL,
@@ -48,9 +48,8 @@ static int rdmachan_migrate_move(struct rdmachan_cm_id *id,
 	 * reserved entry allocates nothing.
 	 */
 	xa_store(&new_file->objects, new_handle, &id->obj, GFP_ATOMIC);
-	list_for_each_entry_safe(entry, tmp, &old_file->events, list)
-		if (entry->id == id)
-			list_move_tail(&entry->list, &new_file->events);
+	list_for_each_entry(entry, &id->queued, id_entry)
+		list_move_tail(&entry->list, &new_file->events);
 	id->file = new_file;
 	id->handle = new_handle;
 	return 0;

@@ -348,6 +348,11 @@ struct rdmachan_cm_id {
 	struct mutex request_lock;
 	/* set under file->events_lock: no more events are queued or read */
 	bool dead;
+	/*
+	 * The id's entries on its file's queue, under file->events_lock: a
+	 * destroy, leave or migrate walks its own events, not the file's.
+	 */
+	struct list_head queued;
 	/* events being read or read and not yet acknowledged, under @ack_lock */
 	spinlock_t ack_lock;
 	unsigned int unacked;
@@ -405,7 +410,9 @@ struct rdmachan_cm_id {
 
 /* A CM event from the queue until its acknowledgment. */
 struct rdmachan_cm_event_entry {
+	/* on the file's queue and its id's @queued, or on neither */
 	struct list_head list;
+	struct list_head id_entry;
 	/* holds a reference; the listener for a connect request */
 	struct rdmachan_cm_id *id;
 	/* a connect request's new id, owned by the event until it is read */
