@@ -354,11 +354,11 @@ struct vobj {
 	u32 ring_size, ring_entries, ring_seen, ring_cons;
 	bool ring_busy;
 	/*
-	 * QP; @mods counts the MODIFY_QPs begun on it; @posted: requests
-	 * were posted to it
+	 * QP; @mods counts the MODIFY_QPs begun on it, @mods_ended those
+	 * that returned; @posted: requests were posted to it
 	 */
 	u8 qpt, qps;
-	u32 mods;
+	u32 mods, mods_ended;
 	bool cm, posted;
 	u32 qpn, send_cq, recv_cq, srq;
 	u32 max_send_sge, max_recv_sge, max_inline;

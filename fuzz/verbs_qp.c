@@ -341,7 +341,7 @@ static bool modify_qp(struct thr *t, int fi, struct mfile *f, struct vobj *qp)
 {
 	struct rdmachan_modify_qp *a;
 	struct call c;
-	bool moved = false, strict = false;
+	bool moved = false, strict = false, overlapped;
 	u32 mods;
 	u8 next;
 
@@ -411,11 +411,20 @@ static bool modify_qp(struct thr *t, int fi, struct mfile *f, struct vobj *qp)
 		}
 	}
 	name(&c, qp);
+	/*
+	 * Modifies in flight together take the module's lock in an order
+	 * their returns do not show: the QP's state after them is unknown.
+	 */
+	overlapped = qp->mods != qp->mods_ended;
 	mods = ++qp->mods;
 	pin(f);
 	inject(t, &c, f);
 	do_call(t, &c, 0, 0);
 	unname(f, &c);
+	if (vobj_find(f, a->qp, V_QP) == qp) {
+		qp->mods_ended++;
+		overlapped |= qp->mods != mods;
+	}
 	/* a UD QP nobody else moved takes each step to RTS */
 	if (strict && c.fault == F_NONE && !c.kfault && c.ret && c.err == EINVAL &&
 	    vobj_find(f, a->qp, V_QP) == qp && qp->mods == mods && !qp->dying &&
@@ -425,8 +434,8 @@ static bool modify_qp(struct thr *t, int fi, struct mfile *f, struct vobj *qp)
 	/* its state is what it was, or the new one if the call got that far */
 	if (vobj_find(f, a->qp, V_QP) == qp && c.fault < F_HANDLE_ZERO) {
 		if (!c.ret && c.ran) {
-			qp->qps = next;
-			moved = c.fault == F_NONE && next != QPS_UNKNOWN;
+			qp->qps = overlapped ? QPS_UNKNOWN : next;
+			moved = c.fault == F_NONE && qp->qps != QPS_UNKNOWN;
 		}
 		if (!c.ret && next == QPS_RTS)
 			stat_add(ST_QP_RTS, 1);
