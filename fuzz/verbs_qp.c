@@ -86,7 +86,7 @@ void act_create_qp(struct thr *t)
 	struct call c;
 	int fi = pick_vfile(t, &f), cm_fd = -1, h;
 	u32 cm_qpt = 0;
-	bool own_cm_fd = false;
+	bool own_cm_fd = false, device_checks = false;
 
 	if (fi < 0)
 		return;
@@ -135,12 +135,14 @@ void act_create_qp(struct thr *t)
 			a->cap.max_send_wr = 1u << (21 + rnd(t, 11));
 			c.why = "max_send_wr";
 			c.ok = ES(EINVAL, ENOMEM);
+			device_checks = true;
 			break;
 		case 2:
 			/* ignored with an SRQ */
 			a->cap.max_recv_sge = 100 + rnd(t, 1u << 20);
 			c.why = "max_recv_sge";
 			c.ok = srq ? ES(0, EINVAL, ENOMEM) : ES(EINVAL, ENOMEM);
+			device_checks = true;
 			break;
 		case 3:
 			a->cap.__reserved = 1 + rnd(t, 1000);
@@ -181,6 +183,9 @@ void act_create_qp(struct thr *t)
 			c.ok = ES(EBADF, EINVAL);
 			break;
 		}
+		/* the device checks capacities after the CM id is found */
+		if (id && device_checks)
+			es_merge(&c.ok, ES(ENOENT, ENODEV));
 		id = NULL;
 	}
 	name(&c, pd);
