@@ -481,12 +481,17 @@ void act_query_qp(struct thr *t)
 	struct mfile *f;
 	struct call c;
 	int fi = pick_vfile(t, &f);
+	bool quiet;
+	u32 mods;
 
 	if (fi < 0)
 		return;
 	qp = vobj_pick(t, f, V_QP, true);
 	if (!qp)
 		return;
+	/* a modify in flight, or begun during the query, may come before it */
+	quiet = qp->mods == qp->mods_ended;
+	mods = qp->mods;
 	call_init(&c, RDMACHAN_CMD_QUERY_QP, fi, f->gen, pick_fd(t, f));
 	a = &c.a.modify_qp;
 	a->qp = qp->handle;
@@ -513,7 +518,8 @@ void act_query_qp(struct thr *t)
 			     a->attr.cap.__reserved);
 		/* a UD QP nobody else touches is where the model has it */
 		if (vobj_find(f, a->qp, V_QP) == qp && !qp->cm &&
-		    qp->busy == 0 && qp->qps != QPS_UNKNOWN &&
+		    qp->busy == 0 && quiet && qp->mods == mods &&
+		    qp->qps != QPS_UNKNOWN &&
 		    qp->qpt == IBV_QPT_UD && a->attr.qp_state != qp->qps &&
 		    a->attr.qp_state != QPS_ERR && c.fault == F_NONE)
 			fail(t, "%s: UD QP in state %u, the model has %u",
