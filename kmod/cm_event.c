@@ -22,7 +22,7 @@ void rdmachan_cm_queue(struct rdmachan_file *file,
 	u32 type = entry->uevent.event;
 
 	rdmachan_count_inc(RDMACHAN_COUNT_CM_EVENTS);
-	entry->queued_ns = ktime_get_ns();
+	entry->queued_ns = ktime_get_coarse_ns();
 	if (type != RDMA_CM_EVENT_CONNECT_REQUEST)
 		rdmachan_cm_id_event_state(entry->id, type);
 	spin_lock(&file->events_lock);
@@ -173,7 +173,7 @@ rdmachan_cm_take_first(struct rdmachan_file *file)
 		 * migrate of the id waits for an event being read.
 		 */
 		entry->uevent.id_handle = entry->id->handle;
-		entry->read_ns = ktime_get_ns();
+		entry->read_ns = ktime_get_coarse_ns();
 		rdmachan_cm_account(entry, 1);
 	}
 	spin_unlock(&file->events_lock);

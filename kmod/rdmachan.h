@@ -419,7 +419,11 @@ struct rdmachan_cm_event_entry {
 	struct rdmachan_cm_id *new_id;
 	/* the join of a multicast event, with a reference */
 	struct rdmachan_mcast *mcast;
-	/* ktime_get_ns() when it was queued, and when it was read */
+	/*
+	 * When it was queued, and when it was read: the tick's time, which
+	 * reads no clock (an HPET read traps to the hypervisor). An age
+	 * counts to a precise now, so it is never short.
+	 */
 	u64 queued_ns;
 	u64 read_ns;
 	struct rdmachan_cm_event uevent;
