@@ -347,7 +347,7 @@ static bool modify_qp(struct thr *t, int fi, struct mfile *f, struct vobj *qp)
 	struct rdmachan_modify_qp *a;
 	struct call c;
 	bool moved = false, strict = false, overlapped;
-	u32 mods;
+	u32 mods, qp_handle;
 	u8 next;
 
 	call_init(&c, RDMACHAN_CMD_MODIFY_QP, fi, f->gen, pick_fd(t, f));
@@ -422,11 +422,13 @@ static bool modify_qp(struct thr *t, int fi, struct mfile *f, struct vobj *qp)
 	 */
 	overlapped = qp->mods != qp->mods_ended;
 	mods = ++qp->mods;
+	qp_handle = qp->handle;
 	pin(f);
 	inject(t, &c, f);
 	do_call(t, &c, 0, 0);
 	unname(f, &c);
-	if (vobj_find(f, a->qp, V_QP) == qp) {
+	/* by the QP's own handle: a handle fault changed the call's */
+	if (vobj_find(f, qp_handle, V_QP) == qp) {
 		qp->mods_ended++;
 		overlapped |= qp->mods != mods;
 	}
