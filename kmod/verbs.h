@@ -120,6 +120,8 @@ struct rdmachan_cq {
 	struct ib_cq *ib;
 	u64 user_context;
 	struct rdmachan_comp_channel *channel;
+	/* REQ_NOTIFY_CQ ever armed the device's CQ (rxe_cq_tasklet.c) */
+	bool device_armed;
 	/* the rest is under channel->eq.lock */
 	struct list_head channel_entry;
 	/* no event is queued any more: the CQ is being destroyed */
@@ -303,7 +305,7 @@ int rdmachan_ah_attr_from_user(struct ib_device *ibdev,
 			       struct rdma_ah_attr *dst);
 int rdmachan_resolve_dmac(struct ib_device *ibdev, struct rdma_ah_attr *ah);
 
-/* Soft-RoCE, whose bugs some verbs keep away from (rxe_rd_atomic.c, REG_MR) */
+/* Soft-RoCE, whose bugs some verbs keep away from (rxe_*.c, REG_MR) */
 static inline bool rdmachan_device_is_rxe(const struct ib_device *ibdev)
 {
 	return ibdev->ops.driver_id == RDMA_DRIVER_RXE;
@@ -316,6 +318,9 @@ void rdmachan_rxe_rd_atomic_done(struct rdmachan_qp *qp, u32 mask,
 				 unsigned int responder_resources, int result);
 int rdmachan_rxe_rd_atomic_connect_check(struct rdmachan_qp *qp);
 void rdmachan_rxe_rd_atomic_connected(struct rdmachan_qp *qp);
+
+/* rxe's completion tasklet (rxe_cq_tasklet.c) */
+void rdmachan_rxe_cq_before_destroy(struct rdmachan_cq *cq);
 
 /* a state no driver reports: the driver did not say */
 #define RDMACHAN_QPS_UNKNOWN	((enum ib_qp_state)(IB_QPS_ERR + 1))

@@ -31,6 +31,7 @@ void rdmachan_cq_teardown(struct rdmachan_verbs_obj *v)
 	rdmachan_comp_channel_dying(cq, true);
 	if (cq->ring)
 		rdmachan_cq_ring_stop(cq);
+	rdmachan_rxe_cq_before_destroy(cq);
 	ib_destroy_cq(cq->ib);
 	cq->ib = NULL;
 }
@@ -221,10 +222,12 @@ int rdmachan_cmd_req_notify_cq(struct rdmachan_call *call, void *arg)
 	if (!ret)
 		ret = rdmachan_comp_channel_ack(cq, cmd->num_acks);
 	/* A ring CQ has no channel, and its device CQ is armed already. */
-	if (!ret && !cq->ring)
+	if (!ret && !cq->ring) {
+		WRITE_ONCE(cq->device_armed, true);
 		ret = ib_req_notify_cq(cq->ib,
 				       cmd->flags & RDMACHAN_NOTIFY_SOLICITED ?
 				       IB_CQ_SOLICITED : IB_CQ_NEXT_COMP);
+	}
 	up_read(&file->verbs_lock);
 	return ret < 0 ? ret : 0;
 }

@@ -13,6 +13,10 @@
  * - rxe calls a CQ's completion handler with its CQ lock held (6.12 does,
  *   6.1 calls it from a tasklet): rings are filled by an irq_poll the
  *   handler schedules (cq_ring.c; uapi_cq_ring_test).
+ * - 5.10's and 6.1's rxe free a CQ with its completion tasklet still
+ *   queued: on every rxe, a CQ that was armed is destroyed only once
+ *   each CPU has run its queued tasklets (rxe_cq_tasklet.c;
+ *   uapi_cq_destroy_test).
  * - ib_core removes a device from its clients in the reverse order of
  *   their registration, so the CM sees a removal before uverbs does only
  *   where rdma_cm was loaded after ib_uverbs, as modprobe orders them
