@@ -638,9 +638,12 @@ void act_migrate(struct thr *t)
 		for (i = 0; i < MAX_EVS; i++)
 			if (sf->evs[i].state != E_FREE &&
 			    sf->evs[i].id_handle == h &&
-			    sf->evs[i].state != E_CLAIMED)
-				fail(t, "%s: migrated with event %u unacknowledged",
-				     c.desc, sf->evs[i].handle);
+			    sf->evs[i].state != E_CLAIMED) {
+				fail(t, "%s: migrated with event %u (%s, state %u) unacknowledged",
+				     c.desc, sf->evs[i].handle,
+				     ev_name(sf->evs[i].type), sf->evs[i].state);
+				journal_dump(w, sfi);
+			}
 		n = df->state == FS_OPEN ? obj_add(w, df, nh, false) : NULL;
 		if (n) {
 			*n = *o;
