@@ -265,8 +265,13 @@ static void rdmachan_cm_acked(struct rdmachan_cm_event_entry *entry)
 	rdmachan_cm_event_free(entry);
 }
 
-/* All of @num handles at @uhandles, or none: each must be read, once. */
-static int rdmachan_cm_ack(struct rdmachan_file *file, u64 uhandles, u32 num)
+/*
+ * All of @num handles at @uhandles, or none: each must be read, once.
+ * @taken, when not NULL, is the caller's count, set to 0 before any is
+ * taken: a call that cannot say so takes none (-EFAULT).
+ */
+static int rdmachan_cm_ack(struct rdmachan_file *file, u64 uhandles, u32 num,
+			   u32 __user *taken)
 {
 	u32 *handles;
 	u32 i, j;
@@ -287,6 +292,8 @@ static int rdmachan_cm_ack(struct rdmachan_file *file, u64 uhandles, u32 num)
 			if (handles[j] == handles[i])
 				ret = -ENOENT;
 	}
+	if (!ret && taken && put_user(0, taken))
+		ret = -EFAULT;
 	if (!ret)
 		for (i = 0; i < num; i++)
 			rdmachan_cm_acked(xa_erase(&file->delivered, handles[i]));
@@ -296,9 +303,9 @@ static int rdmachan_cm_ack(struct rdmachan_file *file, u64 uhandles, u32 num)
 }
 
 /*
- * Acks first; if the call fails after taking them, num_acks is cleared in
- * the caller's struct to say so, and a restarted call does not repeat
- * them. out_num_events is written as each event goes out.
+ * Acks first, clearing num_acks in the caller's struct as they are taken:
+ * a call that fails afterwards has said so, and a restarted one does not
+ * repeat them. out_num_events is written as each event goes out.
  */
 int rdmachan_cmd_get_events(struct rdmachan_call *call, void *arg)
 {
@@ -318,7 +325,7 @@ int rdmachan_cmd_get_events(struct rdmachan_call *call, void *arg)
 	if (put_user(0, out_num_events))
 		return -EFAULT;
 	if (cmd->num_acks) {
-		ret = rdmachan_cm_ack(file, cmd->acks, cmd->num_acks);
+		ret = rdmachan_cm_ack(file, cmd->acks, cmd->num_acks, num_acks);
 		if (ret)
 			return ret;
 	}
@@ -339,8 +346,6 @@ int rdmachan_cmd_get_events(struct rdmachan_call *call, void *arg)
 						       rdmachan_cm_events_pending(file));
 		if (!ret)
 			continue;
-		if (cmd->num_acks && put_user(0, num_acks))
-			return -EFAULT;
 		return ret;
 	}
 	return 0;
@@ -353,7 +358,7 @@ int rdmachan_cmd_ack_events(struct rdmachan_call *call, void *arg)
 	if (cmd->events || cmd->event_size || cmd->max_events ||
 	    cmd->out_num_events)
 		return -EINVAL;
-	return rdmachan_cm_ack(call->file, cmd->acks, cmd->num_acks);
+	return rdmachan_cm_ack(call->file, cmd->acks, cmd->num_acks, NULL);
 }
 
 void rdmachan_cm_file_init(struct rdmachan_file *file)

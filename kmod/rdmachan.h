@@ -51,6 +51,7 @@
  *       xa_lock(rdmachan_pd.mrs), rdmachan_event_queue.lock (irq-safe;
  *       a completion channel's or an async queue's)
  *   rdmachan_file.ack_lock (mutex)
+ *     mmap_lock (GET_EVENTS' write that says its acks are taken)
  *     xa_lock(rdmachan_file.delivered), rdmachan_cm_id.ack_lock
  *   rdmachan_device.async_lock (mutex; also under ib_core's event
  *   handler rwsem) -> an async queue's rdmachan_event_queue.lock

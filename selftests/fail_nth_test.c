@@ -891,6 +891,44 @@ static const struct sweep_ops get_acks_ops = {
 	.done = get_acks_done,
 };
 
+/*
+ * Acks only (max_events 0): the write that clears num_acks comes before
+ * the ack is taken, so a fault there takes nothing.
+ */
+static void get_acks_only_prepare(struct __test_metadata *_metadata,
+				  struct ctx *c)
+{
+	struct rdmachan_cm_event ev;
+
+	ASSERT_EQ(0, raw_create_id(c->fd, RDMA_PS_TCP, 0, &c->id));
+	ASSERT_EQ(0, raw_resolve_addr(c->fd, c->id, raw_next_port()));
+	ASSERT_EQ(0, raw_get_event(c->fd, &ev, EVENT_MS));
+	c->acks[0] = ev.event_handle;
+	get_events_fill(c);
+	c->arg.get.max_events = 0;
+	c->arg.get.acks = (uintptr_t)c->acks;
+	c->arg.get.num_acks = 1;
+}
+
+static void get_acks_only_done(struct __test_metadata *_metadata,
+			       struct ctx *c)
+{
+	CHECK(!c->arg.get.num_acks, "num_acks %u after the ack was taken",
+	      c->arg.get.num_acks);
+	CHECK(raw_ack(c->fd, c->acks, 1) == ENOENT, "the ack was not taken");
+	CHECK(!c->arg.get.out_num_events, "%u events",
+	      c->arg.get.out_num_events);
+	destroy_ok(_metadata, c, c->fd, c->id);
+}
+
+static const struct sweep_ops get_acks_only_ops = {
+	.name = "GET_EVENTS (acks only)",
+	.ioc = RDMACHAN_IOC_GET_EVENTS,
+	.expect = get_acks_expect,
+	.prepare = get_acks_only_prepare,
+	.done = get_acks_only_done,
+};
+
 static void ack_prepare(struct __test_metadata *_metadata, struct ctx *c)
 {
 	struct rdmachan_cm_event ev;
@@ -1173,6 +1211,7 @@ SWEEP_TEST(notify, notify_ops)
 SWEEP_TEST(get_events, get_events_ops)
 SWEEP_TEST(get_events_connect_request, get_request_ops)
 SWEEP_TEST(get_events_with_ack, get_acks_ops)
+SWEEP_TEST(get_events_acks_only, get_acks_only_ops)
 SWEEP_TEST(ack_events, ack_ops)
 SWEEP_TEST(migrate_id, migrate_ops)
 

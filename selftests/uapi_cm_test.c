@@ -363,13 +363,19 @@ TEST_F(cm, blocking_get_wakes_on_event)
 	EXPECT_EQ(0, d.ret);
 	ASSERT_EQ(1, cmd.out_num_events);
 	EXPECT_EQ(RDMA_CM_EVENT_CONNECT_REQUEST, ev[0].event);
-	/* Acks can ride on the next read. */
+	/* Acks can ride on the next read; num_acks says they were taken. */
 	cmd.acks = (uintptr_t)&ev[0].event_handle;
 	cmd.num_acks = 1;
 	cmd.max_events = 0;
 	EXPECT_EQ(0, ioctl(self->fd, RDMACHAN_IOC_GET_EVENTS, &cmd));
 	EXPECT_EQ(0, cmd.out_num_events);
+	EXPECT_EQ(0, cmd.num_acks);
 	EXPECT_EQ(ENOENT, raw_ack(self->fd, &ev[0].event_handle, 1));
+	/* A batch refused as a whole leaves num_acks as it was. */
+	cmd.num_acks = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, RDMACHAN_IOC_GET_EVENTS, &cmd));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(1, cmd.num_acks);
 }
 
 /* A reply that cannot be written loses no event, and no ack is repeated. */
