@@ -243,10 +243,14 @@ void act_get_events(struct thr *t, bool deferred_only)
 		fail(t, "%s: a blocking read returned EAGAIN", c.desc);
 
 	/*
-	 * Were the acks taken? All or none, and before any wait; a call
-	 * that failed after it took them clears num_acks to say so. One
-	 * whose struct is read-only fails before (writing out_num_events).
+	 * Were the acks taken? All or none, and before any wait; num_acks
+	 * is cleared as they are taken, so a failed call that left it took
+	 * none. One whose struct is read-only fails before (writing
+	 * out_num_events).
 	 */
+	if (!c.ret && c.readback && real_acks && c.a.get_events.num_acks)
+		fail(t, "%s: took %u acks and left num_acks %u", c.desc,
+		     real_acks, c.a.get_events.num_acks);
 	if (c.ret && (!c.ran || c.closing || !c.readback ||
 		      c.a.get_events.num_acks)) {
 		release_claims(f, acks, real_acks, false);
