@@ -824,9 +824,9 @@ static const struct sweep_ops get_request_ops = {
 	.done = get_request_done,
 };
 
-/* An event read and not acked, and a second one queued. */
-static void get_acks_prepare(struct __test_metadata *_metadata,
-			     struct ctx *c)
+/* A new id whose ADDR_RESOLVED is read and not acked, in c->acks[0]. */
+static void read_unacked_event(struct __test_metadata *_metadata,
+			       struct ctx *c)
 {
 	struct rdmachan_cm_event ev;
 
@@ -835,6 +835,13 @@ static void get_acks_prepare(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, raw_get_event(c->fd, &ev, EVENT_MS));
 	ASSERT_EQ(RDMA_CM_EVENT_ADDR_RESOLVED, ev.event);
 	c->acks[0] = ev.event_handle;
+}
+
+/* An event read and not acked, and a second one queued. */
+static void get_acks_prepare(struct __test_metadata *_metadata,
+			     struct ctx *c)
+{
+	read_unacked_event(_metadata, c);
 	ASSERT_EQ(0, raw_id_cmd(c->fd, RDMACHAN_IOC_RESOLVE_ROUTE, c->id, 2000));
 	ASSERT_TRUE(readable(c->fd, EVENT_MS));
 	get_events_fill(c);
@@ -898,12 +905,7 @@ static const struct sweep_ops get_acks_ops = {
 static void get_acks_only_prepare(struct __test_metadata *_metadata,
 				  struct ctx *c)
 {
-	struct rdmachan_cm_event ev;
-
-	ASSERT_EQ(0, raw_create_id(c->fd, RDMA_PS_TCP, 0, &c->id));
-	ASSERT_EQ(0, raw_resolve_addr(c->fd, c->id, raw_next_port()));
-	ASSERT_EQ(0, raw_get_event(c->fd, &ev, EVENT_MS));
-	c->acks[0] = ev.event_handle;
+	read_unacked_event(_metadata, c);
 	get_events_fill(c);
 	c->arg.get.max_events = 0;
 	c->arg.get.acks = (uintptr_t)c->acks;
@@ -931,12 +933,7 @@ static const struct sweep_ops get_acks_only_ops = {
 
 static void ack_prepare(struct __test_metadata *_metadata, struct ctx *c)
 {
-	struct rdmachan_cm_event ev;
-
-	ASSERT_EQ(0, raw_create_id(c->fd, RDMA_PS_TCP, 0, &c->id));
-	ASSERT_EQ(0, raw_resolve_addr(c->fd, c->id, raw_next_port()));
-	ASSERT_EQ(0, raw_get_event(c->fd, &ev, EVENT_MS));
-	c->acks[0] = ev.event_handle;
+	read_unacked_event(_metadata, c);
 	c->arg.get.size = sizeof(c->arg.get);
 	c->arg.get.acks = (uintptr_t)c->acks;
 	c->arg.get.num_acks = 1;

@@ -11,6 +11,13 @@
 
 #include "rdmachan_cm_raw.h"
 
+/* Live CQs, CQ rings, QPs and files: back where they were after a CQ test. */
+static __maybe_unused long raw_cq_objects(void)
+{
+	return rdmachan_counter("cqs") + rdmachan_counter("cq_rings") +
+	       rdmachan_counter("qps") + rdmachan_counter("files");
+}
+
 static __maybe_unused int raw_alloc_pd(int fd, __u32 ctx, __u32 *pd)
 {
 	struct rdmachan_alloc_pd cmd = { .size = sizeof(cmd), .context = ctx };

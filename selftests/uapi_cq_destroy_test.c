@@ -29,12 +29,6 @@
 /* a UD receive starts with the 40-byte GRH */
 #define GRH	40
 
-static long cq_objects(void)
-{
-	return rdmachan_counter("cqs") + rdmachan_counter("cq_rings") +
-	       rdmachan_counter("qps") + rdmachan_counter("files");
-}
-
 static atomic_bool busy_stop;
 
 static void *busy(void *arg)
@@ -85,7 +79,7 @@ FIXTURE_SETUP(armed)
 {
 	struct rdmachan_ah_attr ah;
 
-	self->objects = cq_objects();
+	self->objects = raw_cq_objects();
 	self->fd = open("/dev/rdmachan", O_RDWR);
 	ASSERT_LE(0, self->fd);
 	self->ctx = rdmachan_open_context(self->fd, RDMACHAN_TEST_DEVICE);
@@ -110,7 +104,7 @@ FIXTURE_TEARDOWN(armed)
 	close(self->chfd);
 	close(self->fd);
 	munmap(self->buf, 4096);
-	EXPECT_EQ(self->objects, cq_objects());
+	EXPECT_EQ(self->objects, raw_cq_objects());
 }
 
 /* A UD QP on @cq in RTS, a receive posted and a message sent to itself. */

@@ -121,12 +121,6 @@ static void ring_unmap(struct ring *ring)
 	ring->r = NULL;
 }
 
-static long ring_objects(void)
-{
-	return rdmachan_counter("cqs") + rdmachan_counter("cq_rings") +
-	       rdmachan_counter("qps") + rdmachan_counter("files");
-}
-
 /*
  * Two RC QPs of one file connected to each other. QP 1 receives into
  * @ring (cqe @RING_CQE); everything else completes on @cq.
@@ -150,7 +144,7 @@ static void rc_open(struct __test_metadata *_metadata, FIXTURE_DATA(rc) *self,
 	struct rdmachan_ah_attr ah;
 	int i;
 
-	self->objects = ring_objects();
+	self->objects = raw_cq_objects();
 	self->fd = open("/dev/rdmachan", O_RDWR);
 	ASSERT_LE(0, self->fd);
 	self->ctx = rdmachan_open_context(self->fd, RDMACHAN_TEST_DEVICE);
@@ -185,7 +179,7 @@ static void rc_close(struct __test_metadata *_metadata, FIXTURE_DATA(rc) *self)
 	close(self->fd);
 	ring_unmap(&self->ring);
 	munmap(self->buf, BUF_SIZE);
-	EXPECT_EQ(self->objects, ring_objects());
+	EXPECT_EQ(self->objects, raw_cq_objects());
 }
 
 FIXTURE_SETUP(rc)
@@ -716,7 +710,7 @@ static int init_qp_with_recvs(int fd, __u32 pd, struct ring *ring,
  */
 TEST(device_removal_with_a_mapped_ring)
 {
-	long objects = ring_objects();
+	long objects = raw_cq_objects();
 	struct rdmachan_qp_attr err = { .qp_state = IBV_QPS_ERR };
 	struct rdmachan_wc wc[40];
 	struct raw_mr mr;
@@ -763,7 +757,7 @@ TEST(device_removal_with_a_mapped_ring)
 	close(fd);
 	ring_unmap(&ring);
 	free(buf);
-	EXPECT_EQ(objects, ring_objects());
+	EXPECT_EQ(objects, raw_cq_objects());
 	ASSERT_EQ(0, rxe_restore());
 }
 

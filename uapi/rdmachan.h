@@ -828,12 +828,11 @@ struct rdmachan_reject {
  * unless @max_events is 0, and returns as many as are queued, up to
  * @max_events. Each event goes to exactly one caller, and
  * @out_num_events is written as each one goes out. @num_acks is set to 0
- * in the caller's struct as the acks are taken, before anything else can
- * fail: a call that fails with @num_acks unchanged took none (one that
- * cannot write it fails with -EFAULT and takes none), and after a failure
- * that came later (a signal interrupted the wait, no memory, a bad
- * @events pointer) the acks are done and a restarted call does not
- * repeat them. Events that
+ * in the caller's struct just before the acks are taken: a call that
+ * fails with @num_acks unchanged took none (one that cannot write it fails
+ * with -EFAULT and takes none), and after a later failure (a signal
+ * interrupted the wait, no memory, a bad @events pointer) the acks are
+ * done and a restarted call does not repeat them. Events that
  * could not be written out stay queued. An event whose id is destroyed
  * while it is being written out is dropped and not counted, so the
  * element just past the last one counted may hold it.
